@@ -1,0 +1,11 @@
+//! zoneguard's admission decisions, free of HTTP, async runtimes and the Kubernetes client.
+//!
+//! The webhook server, the ConfigMap watcher and the `zoneguard check` CLI are thin layers
+//! over this crate: they hand it rules text and objects, and it hands back verdicts.
+
+pub mod admission;
+pub mod arn;
+pub mod filter;
+pub mod rules;
+pub mod trust;
+pub mod verdict;
