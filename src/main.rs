@@ -1,1 +1,35 @@
-fn main() {}
+//! `zoneguard`: the admission webhook (`serve`), the offline checker (`check`) and the
+//! certificate helper (`certs`).
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+mod certs;
+mod check;
+mod serve;
+
+#[derive(Debug, Parser)]
+#[command(name = "zoneguard", version, about = "Guards external-dns hostnames and IRSA trust policies at admission time")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run the validating and mutating admission webhook.
+    Serve(serve::Args),
+    /// Run the same admission offline on manifests (for CI pipelines).
+    Check(check::Args),
+    /// Write a CA and a serving certificate for the webhook Service.
+    Certs(certs::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Serve(args) => serve::run(args),
+        Command::Check(args) => check::run(args),
+        Command::Certs(args) => certs::run(args),
+    }
+}
