@@ -1,11 +1,239 @@
-//! `zoneguard check` (under construction).
+//! `zoneguard check`: the webhook's admission, offline, on manifests (SPEC §6).
 
+mod live;
+mod manifest;
+mod report;
+
+use manifest::{InputError, Object};
+use report::{Checked, Outcome, Skipped};
+use serde_json::Value;
 use std::process::ExitCode;
+use zoneguard_core::admission::{self, Operation, Request};
+use zoneguard_core::irsa::Facts;
+use zoneguard_core::mutation;
+use zoneguard_core::rules::{RuleSet, RuleSource};
+use zoneguard_core::source::Kind;
 
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Rules file (YAML or JSON); repeat to combine several, as rule ConfigMaps combine.
+    #[arg(
+        long = "rules",
+        required = true,
+        env = "ZONEGUARD_RULES",
+        value_delimiter = ','
+    )]
+    rules: Vec<String>,
+    /// Namespace for objects without metadata.namespace.
+    #[arg(long, default_value = "default", env = "ZONEGUARD_NAMESPACE")]
+    namespace: String,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = report::Format::Text, env = "ZONEGUARD_OUTPUT")]
+    output: report::Format,
+    /// Manifest files or directories; `-` reads stdin.
+    #[arg(required = true)]
+    paths: Vec<String>,
+    /// Check ServiceAccounts against live IAM (the SDK's default credential chain), as the
+    /// webhook does with `irsa.source: iam`.
+    #[arg(long, env = "ZONEGUARD_CHECK_IAM")]
+    iam: bool,
+    #[command(flatten)]
+    aws: zoneguard::iam::AwsArgs,
+}
 
-pub fn run(_args: Args) -> ExitCode {
-    eprintln!("zoneguard check: not built yet");
-    ExitCode::from(2)
+pub fn run(args: Args) -> ExitCode {
+    let rules = match load_rules(&args.rules) {
+        Ok(r) => r,
+        Err(messages) => {
+            for m in messages {
+                eprintln!("zoneguard check: rules: {m}");
+            }
+            return ExitCode::from(2);
+        }
+    };
+    let (mut objects, mut errors) = (Vec::new(), Vec::new());
+    for path in &args.paths {
+        manifest::read_path(path, &mut objects, &mut errors);
+    }
+    let live = match args
+        .iam
+        .then(|| live::LiveIam::start(&args.aws))
+        .transpose()
+    {
+        Ok(live) => live,
+        Err(e) => {
+            eprintln!("zoneguard check: --iam: {e:#}");
+            return ExitCode::from(2);
+        }
+    };
+    let outcome = check_objects(
+        &rules,
+        &args.namespace,
+        &objects,
+        &mut errors,
+        live.as_ref(),
+    );
+    report::print(args.output, &outcome, &errors);
+    if !errors.is_empty() {
+        ExitCode::from(2)
+    } else if outcome.results.iter().any(|r| !r.decision.allowed) {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn load_rules(paths: &[String]) -> Result<RuleSet, Vec<String>> {
+    let mut texts = Vec::new();
+    for path in paths {
+        match std::fs::read_to_string(path) {
+            Ok(text) => texts.push((path.clone(), text)),
+            Err(e) => return Err(vec![format!("{path}: cannot read: {e}")]),
+        }
+    }
+    let sources: Vec<RuleSource<'_>> = texts
+        .iter()
+        .map(|(name, text)| RuleSource { name, text })
+        .collect();
+    RuleSet::from_sources(&sources).map_err(|errs| errs.iter().map(ToString::to_string).collect())
+}
+
+/// Checks every object, in input order.
+fn check_objects(
+    rules: &RuleSet,
+    default_ns: &str,
+    objects: &[Object],
+    errors: &mut Vec<InputError>,
+    live: Option<&live::LiveIam>,
+) -> Outcome {
+    let mut outcome = Outcome::default();
+    for object in objects {
+        let meta = Meta::of(object, default_ns);
+        if let Err(e) = annotations_are_strings(&object.value) {
+            errors.push(InputError {
+                file: object.file.clone(),
+                line: None,
+                message: format!("{} {}: {e}", meta.kind, meta.name),
+            });
+            continue;
+        }
+        let checked = Kind::of(&meta.group, &meta.kind).is_some()
+            || (meta.group.is_empty()
+                && meta.kind == "ConfigMap"
+                && admission::is_rules_configmap(&object.value));
+        if !checked {
+            outcome.skipped.push(Skipped {
+                file: object.file.clone(),
+                kind: meta.kind,
+                name: meta.name,
+            });
+            continue;
+        }
+        let decision = admit(rules, &meta, &object.value, live);
+        outcome.results.push(Checked {
+            file: object.file.clone(),
+            api_version: meta.api_version.clone(),
+            kind: meta.kind.clone(),
+            namespace: meta.namespace.clone(),
+            name: meta.name.clone(),
+            decision,
+        });
+    }
+    outcome
+}
+
+/// Identity of one object.
+struct Meta {
+    api_version: String,
+    group: String,
+    version: String,
+    kind: String,
+    namespace: String,
+    name: String,
+}
+
+impl Meta {
+    fn of(object: &Object, default_ns: &str) -> Self {
+        let v = &object.value;
+        let api_version = v["apiVersion"].as_str().unwrap_or_default().to_string();
+        let (group, version) = api_version
+            .rsplit_once('/')
+            .map_or((String::new(), api_version.clone()), |(g, v)| {
+                (g.to_string(), v.to_string())
+            });
+        let text = |p: &str| v.pointer(p).and_then(Value::as_str).map(str::to_string);
+        Meta {
+            kind: v["kind"].as_str().unwrap_or_default().to_string(),
+            namespace: text("/metadata/namespace").unwrap_or_else(|| default_ns.to_string()),
+            name: text("/metadata/name")
+                .or_else(|| text("/metadata/generateName"))
+                .unwrap_or_default(),
+            api_version,
+            group,
+            version,
+        }
+    }
+}
+
+fn annotations_are_strings(object: &Value) -> Result<(), String> {
+    let Some(annotations) = object.pointer("/metadata/annotations") else {
+        return Ok(());
+    };
+    let Some(map) = annotations.as_object() else {
+        return if annotations.is_null() {
+            Ok(())
+        } else {
+            Err("metadata.annotations must be a mapping of strings".into())
+        };
+    };
+    match map.iter().find(|(_, v)| !v.is_string()) {
+        Some((k, v)) => Err(format!("metadata.annotations[{k:?}] is {v}, not a string; Kubernetes refuses non-string annotation values (quote it)")),
+        None => Ok(()),
+    }
+}
+
+/// Mutation first, then validation of the mutated object, as the API server runs the webhooks.
+fn admit(
+    rules: &RuleSet,
+    meta: &Meta,
+    object: &Value,
+    live: Option<&live::LiveIam>,
+) -> admission::Decision {
+    let mut req = Request {
+        operation: Operation::Create,
+        group: &meta.group,
+        version: &meta.version,
+        kind: &meta.kind,
+        namespace: &meta.namespace,
+        name: &meta.name,
+        object: Some(object),
+        old_object: None,
+        sub_resource: None,
+    };
+    let mutated = admission::mutate(rules, &req);
+    let patched = mutation::apply(object, &mutated.patch).unwrap_or_else(|_| object.clone());
+    req.object = Some(&patched);
+    let facts = live.map_or_else(Facts::none, |l| {
+        let kind = (meta.group.as_str(), meta.kind.as_str());
+        l.facts(rules, kind, (&meta.namespace, &meta.name), &patched)
+    });
+    let validated = admission::validate_with(rules, &req, &facts);
+    merge(mutated, validated)
+}
+
+fn merge(mutated: admission::Decision, validated: admission::Decision) -> admission::Decision {
+    let mut out = validated;
+    out.allowed &= mutated.allowed;
+    out.patch = mutated.patch;
+    for v in mutated.violations.into_iter().rev() {
+        out.violations
+            .retain(|x| !(x.field == v.field && x.value == v.value));
+        out.violations.insert(0, v);
+    }
+    for w in mutated.warnings {
+        if !out.warnings.contains(&w) {
+            out.warnings.push(w);
+        }
+    }
+    out
 }

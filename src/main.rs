@@ -4,12 +4,16 @@
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
-mod certs;
 mod check;
-mod serve;
+
+use zoneguard::{certs, serve};
 
 #[derive(Debug, Parser)]
-#[command(name = "zoneguard", version, about = "Guards external-dns hostnames and IRSA trust policies at admission time")]
+#[command(
+    name = "zoneguard",
+    version,
+    about = "Guards external-dns hostnames and IRSA trust policies at admission time"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

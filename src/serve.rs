@@ -1,11 +1,79 @@
-//! `zoneguard serve` (under construction).
+//! `zoneguard serve`: the HTTPS admission webhook (validating and mutating).
+//!
+//! Layout: [`args`] (flags) → [`server`] (wiring, [`start`], [`ServerHandle`]) → [`listener`]
+//! (TLS + HTTP/1.1 + HTTP/2 connections) → [`routes`] (handlers, limits) → [`review`]
+//! (AdmissionReview ↔ core). Certificates live in [`tls`], rules in [`rules_store`], file watching
+//! in [`watch`], probes in [`probes`], metrics in [`metrics`], HTTP error mapping in [`error`].
+
+pub mod args;
+pub mod error;
+pub mod listener;
+pub mod logging;
+pub mod metrics;
+pub mod probes;
+pub mod review;
+pub mod routes;
+pub mod rules_store;
+pub mod server;
+pub mod tls;
+pub mod watch;
+
+pub use args::Args;
+pub use server::{start, Config, ServerHandle, StartError};
 
 use std::process::ExitCode;
 
-#[derive(Debug, clap::Args)]
-pub struct Args {}
+/// Entry point of `zoneguard serve`: exit 0 after a clean shutdown, 1 when the server failed,
+/// 2 for unusable flags or files.
+pub fn run(args: Args) -> ExitCode {
+    logging::init(args.log_format, &args.log_level);
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            tracing::error!(error = %e, "cannot start the async runtime");
+            return ExitCode::from(1);
+        }
+    };
+    let code = runtime.block_on(serve_until_signal(args));
+    runtime.shutdown_timeout(std::time::Duration::from_millis(200));
+    code
+}
 
-pub fn run(_args: Args) -> ExitCode {
-    eprintln!("zoneguard serve: not built yet");
-    ExitCode::from(2)
+async fn serve_until_signal(args: Args) -> ExitCode {
+    let (delay, grace) = (args.tuning.shutdown_delay, args.tuning.grace_period);
+    let handle = match start(args.config()).await {
+        Ok(handle) => handle,
+        Err(e) => {
+            tracing::error!(error = %e, "zoneguard serve cannot start");
+            return ExitCode::from(2);
+        }
+    };
+    let signal = wait_for_signal().await;
+    tracing::info!(
+        signal,
+        grace_secs = grace.as_secs_f64(),
+        "shutting down: draining requests in flight"
+    );
+    if handle.shutdown(delay, grace).await {
+        tracing::info!("all connections drained; exiting");
+    }
+    ExitCode::SUCCESS
+}
+
+async fn wait_for_signal() -> &'static str {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            return tokio::select! {
+                _ = term.recv() => "SIGTERM",
+                _ = tokio::signal::ctrl_c() => "SIGINT",
+            };
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
+    "SIGINT"
 }

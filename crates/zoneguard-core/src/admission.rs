@@ -1,7 +1,17 @@
 //! One admission request in, one decision out: the contract between the core and its callers.
 
-use crate::rules::RuleSet;
+mod hosts;
+mod rules_configmap;
+
+use crate::irsa;
+use crate::mutation;
+use crate::rules::{Enforcement, RuleSet, RuleSource};
+use crate::source::{self, Kind};
+use crate::verdict::Violation;
 use serde_json::Value;
+
+pub use hosts::describe as describe_filter;
+pub use rules_configmap::{is_rules_configmap, RULES_KEY, RULES_LABEL};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Operation {
@@ -9,6 +19,17 @@ pub enum Operation {
     Update,
     Delete,
     Connect,
+}
+
+impl Operation {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Operation::Create => "CREATE",
+            Operation::Update => "UPDATE",
+            Operation::Delete => "DELETE",
+            Operation::Connect => "CONNECT",
+        }
+    }
 }
 
 /// What the caller knows about the request (decoded from an AdmissionReview or a manifest).
@@ -33,28 +54,219 @@ pub struct Decision {
     pub allowed: bool,
     /// False when the kind/operation is not one zoneguard checks (admitted, no patch).
     pub checked: bool,
-    pub violations: Vec<crate::verdict::Violation>,
+    /// Every violation found, whatever the enforcement mode (for logs and metrics).
+    pub violations: Vec<Violation>,
     pub warnings: Vec<String>,
     /// RFC 6902 operations (mutate only); empty = nothing to change.
     pub patch: Vec<Value>,
-}
-
-pub fn validate(rules: &RuleSet, req: &Request<'_>) -> Decision {
-    let _ = (rules, req);
-    Decision { allowed: true, ..Decision::default() }
-}
-
-pub fn mutate(rules: &RuleSet, req: &Request<'_>) -> Decision {
-    let _ = (rules, req);
-    Decision { allowed: true, ..Decision::default() }
+    pub enforcement: Enforcement,
 }
 
 impl Decision {
+    fn admit() -> Self {
+        Self {
+            allowed: true,
+            ..Self::default()
+        }
+    }
+
     /// The denial text kubectl shows after `admission webhook "…" denied the request: `:
     /// `Ingress team-a/web: <violation>` one line per violation, at most `max_lines`, then
     /// `and N more`.
     pub fn summary(&self, kind: &str, namespace: &str, name: &str, max_lines: usize) -> String {
-        let _ = (kind, namespace, name, max_lines);
-        String::new()
+        let object = if namespace.is_empty() {
+            format!("{kind} {name}")
+        } else {
+            format!("{kind} {namespace}/{name}")
+        };
+        let mut lines: Vec<String> = self
+            .violations
+            .iter()
+            .take(max_lines.max(1))
+            .map(|v| format!("{object}: {}", v.message))
+            .collect();
+        let rest = self.violations.len().saturating_sub(max_lines.max(1));
+        if rest > 0 {
+            lines.push(format!("and {rest} more"));
+        }
+        lines.join("\n")
+    }
+
+    /// Applies the enforcement mode to the violations found.
+    fn enforce(mut self, mode: Enforcement) -> Self {
+        self.enforcement = mode;
+        self.allowed = match mode {
+            Enforcement::Deny => self.violations.is_empty(),
+            Enforcement::Warn => {
+                let texts = self
+                    .violations
+                    .iter()
+                    .map(|v| format!("{} (zoneguard warn mode: admitted)", v.message));
+                self.warnings.extend(texts.collect::<Vec<_>>());
+                true
+            }
+            Enforcement::Audit => true,
+        };
+        self
     }
 }
+
+fn in_scope(rules: &RuleSet, req: &Request<'_>) -> bool {
+    matches!(req.operation, Operation::Create | Operation::Update)
+        && req.sub_resource.is_none_or(str::is_empty)
+        && req.object.is_some()
+        && !rules.exempt_namespaces.contains(req.namespace)
+}
+
+/// Validates a request with the rules in force (no IAM facts: `irsa.source: iam` roles get
+/// the `unknownRole` verdict).
+pub fn validate(rules: &RuleSet, req: &Request<'_>) -> Decision {
+    validate_with_rule_sources(rules, req, &[])
+}
+
+/// Validates a request with facts the caller read from IAM for it (see
+/// [`irsa::Facts`]); with `Facts::none()` this is [`validate`].
+pub fn validate_with(rules: &RuleSet, req: &Request<'_>, facts: &irsa::Facts) -> Decision {
+    validate_full(rules, req, &[], facts)
+}
+
+/// Validates a request; a rule ConfigMap is checked together with `other_sources`, the other
+/// rule ConfigMaps in force, so a conflicting edit is refused.
+pub fn validate_with_rule_sources(
+    rules: &RuleSet,
+    req: &Request<'_>,
+    other_sources: &[RuleSource<'_>],
+) -> Decision {
+    validate_full(rules, req, other_sources, &irsa::Facts::none())
+}
+
+/// Validation with every input: other rule sources (for rule ConfigMaps) and IAM facts.
+pub fn validate_full(
+    rules: &RuleSet,
+    req: &Request<'_>,
+    other_sources: &[RuleSource<'_>],
+    facts: &irsa::Facts,
+) -> Decision {
+    let Some(object) = req.object.filter(|_| in_scope(rules, req)) else {
+        return Decision::admit();
+    };
+    if req.group.is_empty() && req.kind == "ConfigMap" {
+        return rules_configmap::validate(req, object, other_sources);
+    }
+    let Some(kind) = Kind::of(req.group, req.kind) else {
+        return Decision::admit();
+    };
+    let mut decision = findings(rules, kind, req.namespace, req.name, object, facts);
+    if let (Operation::Update, Some(old)) = (req.operation, req.old_object) {
+        let before = findings(rules, kind, req.namespace, req.name, old, facts);
+        keep_old_violations_as_warnings(&mut decision, &before.violations);
+    }
+    decision.enforce(rules.enforcement)
+}
+
+/// Every violation and warning for one object.
+fn findings(
+    rules: &RuleSet,
+    kind: Kind,
+    namespace: &str,
+    name: &str,
+    object: &Value,
+    facts: &irsa::Facts,
+) -> Decision {
+    let mut d = Decision {
+        checked: true,
+        ..Decision::default()
+    };
+    if kind == Kind::ServiceAccount {
+        let f = irsa::check_with(rules, namespace, name, object, facts);
+        d.violations = f.violations;
+        d.warnings = f.warnings;
+        return d;
+    }
+    let extracted = source::extract(rules, kind, object);
+    d.violations = extracted.violations;
+    d.warnings = extracted.warnings;
+    d.violations.extend(
+        extracted
+            .candidates
+            .iter()
+            .filter_map(|c| hosts::judge(rules, namespace, c)),
+    );
+    d
+}
+
+/// A violation the old object already had (same field, same value) is a warning on UPDATE.
+fn keep_old_violations_as_warnings(decision: &mut Decision, before: &[Violation]) {
+    let (old, new): (Vec<Violation>, Vec<Violation>) = std::mem::take(&mut decision.violations)
+        .into_iter()
+        .partition(|v| {
+            before
+                .iter()
+                .any(|b| b.field == v.field && b.value == v.value)
+        });
+    decision.violations = new;
+    for v in old {
+        decision.warnings.push(format!(
+            "{} (already present before this update, so admitted; please fix it)",
+            v.message
+        ));
+    }
+}
+
+/// Computes the patch that adds missing annotations; an injected value the rules would refuse
+/// is the rule's fault, and is reported as such.
+pub fn mutate(rules: &RuleSet, req: &Request<'_>) -> Decision {
+    let Some(object) = req.object.filter(|_| in_scope(rules, req)) else {
+        return Decision::admit();
+    };
+    let Some(kind) = Kind::of(req.group, req.kind) else {
+        return Decision::admit();
+    };
+    if kind == Kind::ServiceAccount || kind == Kind::DnsEndpoint {
+        return Decision::admit();
+    }
+    let name = req
+        .name
+        .is_empty()
+        .then(|| object.pointer("/metadata/name").and_then(Value::as_str))
+        .flatten()
+        .unwrap_or(req.name);
+    let injections = mutation::plan(rules, req.kind, req.namespace, name, object);
+    let patch = mutation::to_patch(object, &injections);
+    let mut decision = Decision {
+        checked: true,
+        patch,
+        ..Decision::default()
+    };
+    if decision.patch.is_empty() {
+        return decision.enforce(rules.enforcement);
+    }
+    let Ok(patched) = mutation::apply(object, &decision.patch) else {
+        return decision.enforce(rules.enforcement);
+    };
+    let after = findings(
+        rules,
+        kind,
+        req.namespace,
+        name,
+        &patched,
+        &irsa::Facts::none(),
+    );
+    for inj in &injections {
+        let field = crate::annotation::field(&inj.key);
+        for v in after
+            .violations
+            .iter()
+            .filter(|v| v.field.starts_with(&field))
+        {
+            decision.violations.push(Violation {
+                message: format!("inject rule #{} of the zoneguard rules would set {field} to {:?}, which the rules themselves refuse ({}): {}; the platform team must fix that inject rule", inj.rule, inj.value, v.reason, v.message),
+                ..v.clone()
+            });
+        }
+    }
+    decision.enforce(rules.enforcement)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,5 +1,8 @@
 //! IAM role ARNs as IRSA's `eks.amazonaws.com/role-arn` annotation carries them (SPEC §4.1).
-// OWNER: trust helper. Interface agreed with the rest of the core:
+//!
+//! Grammar: `arn:<partition>:iam::<12 digits>:role<path><name>` where the path is `/` or
+//! `/…/` (printable ASCII other than space, at most 512 characters) and the name is
+//! `[A-Za-z0-9_+=,.@-]{1,64}`.
 
 use std::fmt;
 use thiserror::Error;
@@ -13,18 +16,341 @@ pub struct RoleArn {
     pub name: String,
 }
 
+/// Why a text is not a role ARN; the message names the part that is wrong.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 #[error("{0}")]
 pub struct ArnError(pub String);
 
+/// The partitions IAM exists in.
+pub const PARTITIONS: [&str; 8] = [
+    "aws",
+    "aws-cn",
+    "aws-us-gov",
+    "aws-iso",
+    "aws-iso-b",
+    "aws-iso-e",
+    "aws-iso-f",
+    "aws-eusc",
+];
+
+const MAX_PATH: usize = 512;
+const MAX_NAME: usize = 64;
+const FORM: &str = "arn:<partition>:iam::<account>:role/<name>";
+
 impl RoleArn {
     pub fn parse(text: &str) -> Result<Self, ArnError> {
-        Err(ArnError(format!("{text:?}: not parsed yet")))
+        if text.trim() != text {
+            return Err(fail(format!(
+                "the ARN has leading or trailing whitespace: {}",
+                quote(text)
+            )));
+        }
+        let Some(rest) = text.strip_prefix("arn:") else {
+            return Err(fail(format!(
+                "a role ARN starts with `arn:` ({FORM}), got {}",
+                quote(text)
+            )));
+        };
+        let parts: Vec<&str> = rest.splitn(5, ':').collect();
+        let [partition, service, region, account, resource] = parts[..] else {
+            return Err(fail(format!(
+                "a role ARN has the form {FORM}, got {}",
+                quote(text)
+            )));
+        };
+        check_partition(partition)?;
+        check_service(service)?;
+        check_region(region)?;
+        check_account(account)?;
+        let (path, name) = split_resource(resource)?;
+        check_path(path)?;
+        check_name(name)?;
+        Ok(Self {
+            partition: partition.to_owned(),
+            account: account.to_owned(),
+            path: path.to_owned(),
+            name: name.to_owned(),
+        })
     }
 }
 
 impl fmt::Display for RoleArn {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "arn:{}:iam::{}:role{}{}", self.partition, self.account, self.path, self.name)
+        write!(
+            f,
+            "arn:{}:iam::{}:role{}{}",
+            self.partition, self.account, self.path, self.name
+        )
+    }
+}
+
+fn fail(message: String) -> ArnError {
+    ArnError(message)
+}
+
+/// Backtick-quotes user text, escaping control characters so a message stays on one line.
+fn quote(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('`');
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out.push('`');
+    out
+}
+
+fn check_partition(partition: &str) -> Result<(), ArnError> {
+    if PARTITIONS.contains(&partition) {
+        return Ok(());
+    }
+    Err(fail(format!(
+        "the partition must be one of {}, got {}",
+        PARTITIONS.join(", "),
+        quote(partition)
+    )))
+}
+
+fn check_service(service: &str) -> Result<(), ArnError> {
+    if service == "iam" {
+        return Ok(());
+    }
+    Err(fail(format!(
+        "the service must be `iam`, got {}",
+        quote(service)
+    )))
+}
+
+fn check_region(region: &str) -> Result<(), ArnError> {
+    if region.is_empty() {
+        return Ok(());
+    }
+    Err(fail(format!(
+        "the region must be empty (IAM is global), got {}",
+        quote(region)
+    )))
+}
+
+fn check_account(account: &str) -> Result<(), ArnError> {
+    if account.len() == 12 && account.bytes().all(|b| b.is_ascii_digit()) {
+        return Ok(());
+    }
+    Err(fail(format!(
+        "the account must be 12 digits, got {}",
+        quote(account)
+    )))
+}
+
+/// Splits `role/a/b/name` into the path `/a/b/` and the name `name`.
+fn split_resource(resource: &str) -> Result<(&str, &str), ArnError> {
+    let Some(after) = resource.strip_prefix("role") else {
+        return Err(fail(format!(
+            "the resource must be `role/<name>`, got {}",
+            quote(resource)
+        )));
+    };
+    let Some(slash) = after.rfind('/') else {
+        return Err(fail(format!(
+            "the resource must be `role/<name>`, got {}",
+            quote(resource)
+        )));
+    };
+    if !after.starts_with('/') {
+        return Err(fail(format!(
+            "the resource must be `role/<name>`, got {}",
+            quote(resource)
+        )));
+    }
+    Ok((&after[..=slash], &after[slash + 1..]))
+}
+
+fn check_path(path: &str) -> Result<(), ArnError> {
+    let count = path.chars().count();
+    if count > MAX_PATH {
+        return Err(fail(format!(
+            "the role path must be at most {MAX_PATH} characters, got {count}"
+        )));
+    }
+    if let Some(bad) = path.chars().find(|c| !('!'..='~').contains(c)) {
+        return Err(fail(format!(
+            "the role path may contain only printable ASCII characters other than space, got {} (with {})",
+            quote(path),
+            quote(&bad.to_string())
+        )));
+    }
+    Ok(())
+}
+
+fn is_name_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || "_+=,.@-".contains(c)
+}
+
+fn check_name(name: &str) -> Result<(), ArnError> {
+    if name.is_empty() {
+        return Err(fail("the role name is empty".to_owned()));
+    }
+    let count = name.chars().count();
+    if count > MAX_NAME {
+        return Err(fail(format!(
+            "the role name must be at most {MAX_NAME} characters, got {count}"
+        )));
+    }
+    if let Some(bad) = name.chars().find(|c| !is_name_char(*c)) {
+        return Err(fail(format!(
+            "the role name may contain only letters, digits and `_+=,.@-`, got {} (with {})",
+            quote(name),
+            quote(&bad.to_string())
+        )));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ok(text: &str) -> RoleArn {
+        RoleArn::parse(text).unwrap_or_else(|e| panic!("{text}: {e}"))
+    }
+
+    #[test]
+    fn well_formed_role_arns_parse_and_display_unchanged() {
+        let rows: &[(&str, &str, &str, &str, &str)] = &[
+            (
+                "arn:aws:iam::111122223333:role/external-dns",
+                "aws",
+                "111122223333",
+                "/",
+                "external-dns",
+            ),
+            (
+                "arn:aws-cn:iam::111122223333:role/a",
+                "aws-cn",
+                "111122223333",
+                "/",
+                "a",
+            ),
+            (
+                "arn:aws-us-gov:iam::000000000000:role/x",
+                "aws-us-gov",
+                "000000000000",
+                "/",
+                "x",
+            ),
+            (
+                "arn:aws-iso:iam::111122223333:role/x",
+                "aws-iso",
+                "111122223333",
+                "/",
+                "x",
+            ),
+            (
+                "arn:aws-iso-b:iam::111122223333:role/x",
+                "aws-iso-b",
+                "111122223333",
+                "/",
+                "x",
+            ),
+            (
+                "arn:aws-iso-e:iam::111122223333:role/x",
+                "aws-iso-e",
+                "111122223333",
+                "/",
+                "x",
+            ),
+            (
+                "arn:aws-iso-f:iam::111122223333:role/x",
+                "aws-iso-f",
+                "111122223333",
+                "/",
+                "x",
+            ),
+            (
+                "arn:aws-eusc:iam::111122223333:role/x",
+                "aws-eusc",
+                "111122223333",
+                "/",
+                "x",
+            ),
+            (
+                "arn:aws:iam::111122223333:role/team/dns/external-dns",
+                "aws",
+                "111122223333",
+                "/team/dns/",
+                "external-dns",
+            ),
+            (
+                "arn:aws:iam::111122223333:role/service-role/A_b+c=d,e.f@g-h",
+                "aws",
+                "111122223333",
+                "/service-role/",
+                "A_b+c=d,e.f@g-h",
+            ),
+        ];
+        for (text, partition, account, path, name) in rows {
+            let arn = ok(text);
+            assert_eq!(
+                (
+                    arn.partition.as_str(),
+                    arn.account.as_str(),
+                    arn.path.as_str(),
+                    arn.name.as_str()
+                ),
+                (*partition, *account, *path, *name),
+                "{text}"
+            );
+            assert_eq!(arn.to_string(), *text);
+        }
+    }
+
+    #[test]
+    fn a_name_of_64_characters_and_a_path_of_512_are_accepted() {
+        let name = "n".repeat(64);
+        ok(&format!("arn:aws:iam::111122223333:role/{name}"));
+        let path = format!("/{}/", "p".repeat(510));
+        ok(&format!("arn:aws:iam::111122223333:role{path}x"));
+    }
+
+    #[test]
+    fn malformed_role_arns_are_refused_naming_the_wrong_part() {
+        let long_name = format!("arn:aws:iam::111122223333:role/{}", "n".repeat(65));
+        let long_path = format!("arn:aws:iam::111122223333:role/{}/x", "p".repeat(511));
+        let rows: Vec<(&str, &str)> = vec![
+            ("", "a role ARN starts with `arn:`"),
+            ("external-dns", "a role ARN starts with `arn:`"),
+            ("arn:aws:iam::111122223333", "a role ARN has the form"),
+            (" arn:aws:iam::111122223333:role/x", "leading or trailing whitespace"),
+            ("arn:aws:iam::111122223333:role/x\n", "leading or trailing whitespace"),
+            ("arn:aws-foo:iam::111122223333:role/x", "the partition must be one of aws, aws-cn, aws-us-gov, aws-iso, aws-iso-b, aws-iso-e, aws-iso-f, aws-eusc, got `aws-foo`"),
+            ("arn:AWS:iam::111122223333:role/x", "the partition must be one of"),
+            ("arn:aws:sts::111122223333:role/x", "the service must be `iam`, got `sts`"),
+            ("arn:aws:iam:us-east-1:111122223333:role/x", "the region must be empty (IAM is global), got `us-east-1`"),
+            ("arn:aws:iam::11112222333:role/x", "the account must be 12 digits, got `11112222333`"),
+            ("arn:aws:iam::1111222233334:role/x", "the account must be 12 digits, got `1111222233334`"),
+            ("arn:aws:iam::11112222333a:role/x", "the account must be 12 digits, got `11112222333a`"),
+            ("arn:aws:iam::١١١١٢٢٢٢٣٣٣٣:role/x", "the account must be 12 digits"),
+            ("arn:aws:iam::111122223333:user/x", "the resource must be `role/<name>`, got `user/x`"),
+            ("arn:aws:iam::111122223333:Role/x", "the resource must be `role/<name>`"),
+            ("arn:aws:iam::111122223333:role", "the resource must be `role/<name>`"),
+            ("arn:aws:iam::111122223333:rolex/y", "the resource must be `role/<name>`"),
+            ("arn:aws:iam::111122223333:role/", "the role name is empty"),
+            ("arn:aws:iam::111122223333:role/team/", "the role name is empty"),
+            ("arn:aws:iam::111122223333:role/a b", "the role name may contain only letters, digits and `_+=,.@-`, got `a b` (with ` `)"),
+            ("arn:aws:iam::111122223333:role/a:b", "the role name may contain only"),
+            ("arn:aws:iam::111122223333:role/é", "the role name may contain only"),
+            ("arn:aws:iam::111122223333:role/team dns/x", "the role path may contain only printable ASCII"),
+            (&long_name, "the role name must be at most 64 characters, got 65"),
+            (&long_path, "the role path must be at most 512 characters, got 513"),
+        ];
+        for (text, expected) in rows {
+            let err = RoleArn::parse(text).expect_err(text).to_string();
+            assert!(
+                err.contains(expected),
+                "{text:?}: {err:?} lacks {expected:?}"
+            );
+        }
     }
 }

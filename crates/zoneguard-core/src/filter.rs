@@ -1,7 +1,32 @@
-//! external-dns's `DomainFilter` (v0.22), matched in time independent of the number of filters.
-// OWNER: filter helper. Interface agreed with the rest of the core:
+//! external-dns's `DomainFilter` (v0.22.0, `endpoint/domain_filter.go`), matched in
+//! time independent of the number of filters.
+//!
+//! Behaviour (SPEC §2.2, §7.1–7.3):
+//!
+//! * Names and filters are normalised as external-dns does: one trailing dot
+//!   stripped, UTS-46 to-Unicode (mapping, non-transitional, STD3 off, `xn--`
+//!   labels decoded, the partial result kept on error). Filters are also trimmed,
+//!   and empty ones dropped ([`normalize_name`], `normalize.rs`).
+//! * Plain lists: `include(name) && !exclude(name)`; an empty include list matches
+//!   everything. A filter covers a name at a label boundary; a leading-dot filter
+//!   covers proper subdomains only (`suffix_index.rs`, which also shows why a hash of
+//!   label suffixes answers exactly what external-dns's linear scan answers).
+//! * Regex mode: when either regex is set, both plain lists are ignored; the
+//!   exclusion is searched first, then the include pattern. Go RE2 patterns are
+//!   translated to Rust `regex` syntax with Go's ASCII-only `\w \d \s \b`
+//!   (`regex_translate.rs`).
 
+mod normalize;
+mod regex_translate;
+mod suffix_index;
+
+#[cfg(test)]
+mod tests;
+
+use regex::Regex;
 use thiserror::Error;
+
+use self::suffix_index::SuffixIndex;
 
 /// The four external-dns flags that decide which names a cluster's external-dns manages.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -20,29 +45,122 @@ pub struct FilterSpec {
 #[derive(Debug, Clone)]
 pub struct DomainFilter {
     spec: FilterSpec,
+    mode: Mode,
 }
 
+/// How a compiled filter decides.
+#[derive(Debug, Clone)]
+enum Mode {
+    /// `--domain-filter` / `--exclude-domains`, normalised and indexed.
+    Plain {
+        include: Box<SuffixIndex>,
+        exclude: Box<SuffixIndex>,
+    },
+    /// `--regex-domain-filter` / `--regex-domain-exclusion` (at least one is set).
+    Regex {
+        include: Option<Regex>,
+        exclude: Option<Regex>,
+    },
+}
+
+/// Why a filter cannot be built.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum FilterError {
-    /// `field` is `regexDomainFilter` or `regexDomainExclusion`.
+    /// A regex flag does not compile. `field` is `regexDomainFilter` or `regexDomainExclusion`.
     #[error("{field}: {pattern:?} is not a valid regular expression: {message}")]
-    BadRegex { field: &'static str, pattern: String, message: String },
+    BadRegex {
+        field: &'static str,
+        pattern: String,
+        message: String,
+    },
+}
+
+/// The outcome of [`DomainFilter::explain`]: whether a name matches, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Match {
+    /// The name matches. `by` is the (normalised) include filter that covers it;
+    /// `None` when the include list is empty or the filter is in regex mode.
+    Included { by: Option<String> },
+    /// Plain lists: the include list is non-empty and no filter in it covers the name.
+    NotIncluded,
+    /// Plain lists: the name is included, but the (normalised) exclusion `by` covers it.
+    Excluded { by: String },
+    /// Regex mode: `regexDomainFilter` is set and does not match the name.
+    RegexNotIncluded,
+    /// Regex mode: `regexDomainExclusion` matches the name.
+    RegexExcluded,
+}
+
+impl Match {
+    /// True for [`Match::Included`]: external-dns would manage the name.
+    pub fn is_match(&self) -> bool {
+        matches!(self, Match::Included { .. })
+    }
 }
 
 impl DomainFilter {
+    /// Compiles a filter as external-dns's `NewDomainFilterWithOptions` does.
+    ///
+    /// Fails only when a non-empty regex does not compile.
     pub fn new(spec: &FilterSpec) -> Result<Self, FilterError> {
-        Ok(Self { spec: spec.clone() })
+        let mode = if spec.regex_include.is_empty() && spec.regex_exclude.is_empty() {
+            Mode::Plain {
+                include: prepared_index(&spec.include),
+                exclude: prepared_index(&spec.exclude),
+            }
+        } else {
+            Mode::Regex {
+                include: compile_go_regex("regexDomainFilter", &spec.regex_include)?,
+                exclude: compile_go_regex("regexDomainExclusion", &spec.regex_exclude)?,
+            }
+        };
+        Ok(Self {
+            spec: spec.clone(),
+            mode,
+        })
     }
 
     /// external-dns's `DomainFilter.Match(name)`.
     pub fn matches(&self, name: &str) -> bool {
-        let _ = name;
-        true
+        let name = normalize::normalize(name);
+        match &self.mode {
+            Mode::Plain { include, exclude } => {
+                (include.is_empty() || include.covers(&name)) && !exclude.covers(&name)
+            }
+            Mode::Regex { include, exclude } => {
+                !exclude.as_ref().is_some_and(|re| re.is_match(&name))
+                    && include.as_ref().is_none_or(|re| re.is_match(&name))
+            }
+        }
     }
 
-    /// True when the filter restricts anything (some include, exclude or regex is set).
+    /// Like [`DomainFilter::matches`], but says which rule decided, for messages
+    /// ("not under any of example.com, example.org", "excluded by internal.example.com").
+    /// `explain(name).is_match() == matches(name)` for every name.
+    pub fn explain(&self, name: &str) -> Match {
+        let name = normalize::normalize(name);
+        match &self.mode {
+            Mode::Plain { include, exclude } => explain_plain(include, exclude, &name),
+            Mode::Regex { include, exclude } => {
+                if exclude.as_ref().is_some_and(|re| re.is_match(&name)) {
+                    Match::RegexExcluded
+                } else if include.as_ref().is_some_and(|re| !re.is_match(&name)) {
+                    Match::RegexNotIncluded
+                } else {
+                    Match::Included { by: None }
+                }
+            }
+        }
+    }
+
+    /// True when the filter restricts anything, as external-dns's `IsConfigured`: a
+    /// regex is set, or an include or exclude filter is left after trimming and
+    /// normalising (a list of blank items restricts nothing).
     pub fn is_configured(&self) -> bool {
-        self.spec != FilterSpec::default()
+        match &self.mode {
+            Mode::Plain { include, exclude } => !include.is_empty() || !exclude.is_empty(),
+            Mode::Regex { .. } => true,
+        }
     }
 
     /// The spec the filter was built from (for messages: "outside example.com, example.org").
@@ -51,7 +169,50 @@ impl DomainFilter {
     }
 }
 
-/// external-dns's name normalisation (SPEC §7.1): one trailing dot stripped, UTS-46 to-Unicode.
+/// Decides a normalised name against the plain lists.
+fn explain_plain(include: &SuffixIndex, exclude: &SuffixIndex, name: &str) -> Match {
+    let by = if include.is_empty() {
+        None
+    } else {
+        match include.find(name) {
+            Some(filter) => Some(filter.to_owned()),
+            None => return Match::NotIncluded,
+        }
+    };
+    match exclude.find(name) {
+        Some(filter) => Match::Excluded {
+            by: filter.to_owned(),
+        },
+        None => Match::Included { by },
+    }
+}
+
+/// Trims, normalises and indexes a flag's filters, dropping empty ones.
+fn prepared_index(raw: &[String]) -> Box<SuffixIndex> {
+    Box::new(SuffixIndex::new(
+        raw.iter().filter_map(|f| normalize::prepare_filter(f)),
+    ))
+}
+
+/// Compiles a Go RE2 pattern; `""` is unset.
+fn compile_go_regex(field: &'static str, pattern: &str) -> Result<Option<Regex>, FilterError> {
+    if pattern.is_empty() {
+        return Ok(None);
+    }
+    let bad = |message: String| FilterError::BadRegex {
+        field,
+        pattern: pattern.to_owned(),
+        message,
+    };
+    let translated = regex_translate::translate(pattern).map_err(bad)?;
+    Regex::new(&translated)
+        .map(Some)
+        .map_err(|err| bad(err.to_string()))
+}
+
+/// external-dns's name normalisation (SPEC §7.1): one trailing dot stripped, then
+/// UTS-46 to-Unicode (lower-cased, width-mapped, NFC, `xn--` labels decoded), the
+/// partly processed text kept where the name is not a valid IDN.
 pub fn normalize_name(name: &str) -> String {
-    name.trim_end_matches('.').to_lowercase()
+    normalize::normalize(name).into_owned()
 }

@@ -4,8 +4,13 @@
 //! over this crate: they hand it rules text and objects, and it hands back verdicts.
 
 pub mod admission;
+pub mod annotation;
 pub mod arn;
 pub mod filter;
+pub mod hostname;
+pub mod irsa;
+pub mod mutation;
 pub mod rules;
+pub mod source;
 pub mod trust;
 pub mod verdict;

@@ -1,5 +1,24 @@
 //! Rule documents (SPEC §5): parsed, checked, combined and compiled into one `RuleSet`.
+//!
+//! One parser serves every entry point (`zoneguard check`, `--rules` files, rule ConfigMaps
+//! and the webhook that guards them), so whatever one accepts the others accept.
 
+mod combine;
+mod compile;
+pub mod document;
+mod iam;
+mod locate;
+mod path;
+
+use crate::arn::RoleArn;
+use crate::filter::DomainFilter;
+use crate::trust::TrustPolicy;
+use combine::Parsed;
+pub use compile::INJECT_KINDS;
+pub use document::{Enforcement, IrsaSource, RulesDoc, UnknownRole};
+pub use path::KeyPath;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::time::Duration;
 use thiserror::Error;
 
 /// One rules document and where it came from (a file path, or `ConfigMap ns/name`).
@@ -9,10 +28,6 @@ pub struct RuleSource<'a> {
     pub text: &'a str,
 }
 
-/// The compiled rules every admission decision uses.
-#[derive(Debug, Clone, Default)]
-pub struct RuleSet {}
-
 /// Why a rules document (or a combination of several) was refused.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 #[error("{source_name}:{line}: {key}: {message}")]
@@ -20,14 +35,199 @@ pub struct RulesError {
     pub source_name: String,
     /// 1-based; 0 when unknown.
     pub line: usize,
+    /// The key path, e.g. `irsa.trustPolicies["arn:…"]`, or `(document)`.
     pub key: String,
     pub message: String,
 }
 
-impl RuleSet {
-    /// Parse every source and combine them (lists unioned, scalars must agree).
-    pub fn from_sources(sources: &[RuleSource<'_>]) -> Result<Self, Vec<RulesError>> {
-        let _ = sources;
-        Ok(Self {})
+/// The compiled rules every admission decision uses.
+#[derive(Debug, Clone)]
+pub struct RuleSet {
+    /// `annotationPrefix`; `None` = both standard prefixes.
+    pub annotation_prefix: Option<String>,
+    pub cluster: DomainFilter,
+    pub namespaces: BTreeMap<String, DomainFilter>,
+    pub sources: SourceFlags,
+    pub registry: TxtRegistry,
+    pub inject: Vec<InjectRule>,
+    pub irsa: Irsa,
+    pub enforcement: Enforcement,
+    pub exempt_namespaces: BTreeSet<String>,
+}
+
+/// external-dns source flags.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SourceFlags {
+    pub ignore_hostname_annotation: bool,
+    pub ignore_ingress_tls_spec: bool,
+    pub ignore_ingress_rules_spec: bool,
+    pub publish_internal_services: bool,
+}
+
+/// external-dns TXT registry affixes.
+#[derive(Debug, Clone, Default)]
+pub struct TxtRegistry {
+    pub prefix: String,
+    pub suffix: String,
+    pub wildcard_replacement: String,
+}
+
+/// One `inject` entry.
+#[derive(Debug, Clone, Default)]
+pub struct InjectRule {
+    /// Position in the combined `inject` list, for messages.
+    pub index: usize,
+    pub kinds: Vec<String>,
+    pub service_types: Vec<String>,
+    pub namespaces: Vec<String>,
+    /// Key → template with `{name}` / `{namespace}`.
+    pub annotations: BTreeMap<String, String>,
+}
+
+/// IRSA settings with parsed trust policies.
+#[derive(Debug, Clone)]
+pub struct Irsa {
+    pub issuer: Option<String>,
+    pub audience: String,
+    pub accounts: BTreeSet<String>,
+    pub unknown_role: UnknownRole,
+    /// Canonical role ARN → policy.
+    pub trust_policies: HashMap<String, TrustPolicy>,
+    /// `irsa.source`.
+    pub source: IrsaSource,
+    /// Account id → reader role ARN (`irsa.accountReaders`).
+    pub account_readers: BTreeMap<String, RoleArn>,
+    /// `irsa.chains`.
+    pub chains: Vec<Chain>,
+    /// `irsa.checkProvider`.
+    pub check_provider: bool,
+    /// `irsa.cacheTTL` (default 5 minutes).
+    pub cache_ttl: Duration,
+    /// `irsa.negativeCacheTTL` (default 30 seconds).
+    pub negative_cache_ttl: Duration,
+    /// `irsa.callTimeout` (default 1 second).
+    pub call_timeout: Duration,
+}
+
+/// One `irsa.chains` entry: the ServiceAccount's IRSA role assumes `assumes`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Chain {
+    pub namespace: String,
+    pub service_account: String,
+    pub assumes: RoleArn,
+}
+
+impl Irsa {
+    pub const DEFAULT_CACHE_TTL: Duration = Duration::from_secs(300);
+    pub const DEFAULT_NEGATIVE_CACHE_TTL: Duration = Duration::from_secs(30);
+    pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(1);
+
+    /// The chains that start at this ServiceAccount.
+    pub fn chains_of<'a>(
+        &'a self,
+        namespace: &'a str,
+        name: &'a str,
+    ) -> impl Iterator<Item = &'a Chain> + 'a {
+        self.chains
+            .iter()
+            .filter(move |c| c.namespace == namespace && c.service_account == name)
     }
 }
+
+impl Default for Irsa {
+    fn default() -> Self {
+        Self {
+            issuer: None,
+            audience: "sts.amazonaws.com".to_string(),
+            accounts: BTreeSet::new(),
+            unknown_role: UnknownRole::default(),
+            trust_policies: HashMap::new(),
+            source: IrsaSource::default(),
+            account_readers: BTreeMap::new(),
+            chains: Vec::new(),
+            check_provider: false,
+            cache_ttl: Self::DEFAULT_CACHE_TTL,
+            negative_cache_ttl: Self::DEFAULT_NEGATIVE_CACHE_TTL,
+            call_timeout: Self::DEFAULT_CALL_TIMEOUT,
+        }
+    }
+}
+
+impl RuleSet {
+    /// Parse every source and combine them (lists unioned, scalars must agree).
+    /// Every error is returned, each naming its source, line and key.
+    pub fn from_sources(sources: &[RuleSource<'_>]) -> Result<Self, Vec<RulesError>> {
+        let mut parsed = Vec::with_capacity(sources.len());
+        let mut errors = Vec::new();
+        for source in sources {
+            match parse_doc(source) {
+                Ok(doc) => match compile::compile(&doc) {
+                    Ok(_) => parsed.push(Parsed {
+                        name: source.name,
+                        text: source.text,
+                        doc,
+                    }),
+                    Err(errs) => errors.extend(errs.into_iter().map(|e| e.at(source))),
+                },
+                Err(e) => errors.push(e),
+            }
+        }
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        let merged = combine::combine(parsed)?;
+        compile::compile(&merged).map_err(|errs| {
+            let combined = RuleSource {
+                name: "combined rules",
+                text: "",
+            };
+            errs.into_iter().map(|e| e.at(&combined)).collect()
+        })
+    }
+
+    /// One document, alone.
+    pub fn parse(name: &str, text: &str) -> Result<Self, Vec<RulesError>> {
+        Self::from_sources(&[RuleSource { name, text }])
+    }
+}
+
+/// Parses one document's text (YAML or JSON) into its typed form.
+pub fn parse_doc(source: &RuleSource<'_>) -> Result<RulesDoc, RulesError> {
+    if source.text.trim().is_empty() {
+        return Ok(RulesDoc::default());
+    }
+    serde_yaml_ng::from_str::<Option<RulesDoc>>(source.text)
+        .map(Option::unwrap_or_default)
+        .map_err(|e| yaml_error(source, &e))
+}
+
+fn yaml_error(source: &RuleSource<'_>, e: &serde_yaml_ng::Error) -> RulesError {
+    let line = e.location().map_or(0, |l| l.line());
+    let text = e.to_string();
+    let text = text.split(" at line ").next().unwrap_or(&text).to_string();
+    let (path, message) = match text.split_once(": ") {
+        Some((k, m)) if !k.contains(' ') => (Some(k.to_string()), m.to_string()),
+        _ => (None, text),
+    };
+    let key = match (path, unknown_field(&message)) {
+        (Some(p), Some(f)) => format!("{p}.{f}"),
+        (None, Some(f)) => f.to_string(),
+        (Some(p), None) => p,
+        (None, None) => "(document)".to_string(),
+    };
+    RulesError {
+        source_name: source.name.to_string(),
+        line,
+        key,
+        message,
+    }
+}
+
+/// `foo` from serde's "unknown field `foo`, expected …".
+fn unknown_field(message: &str) -> Option<&str> {
+    let rest = message.strip_prefix("unknown field `")?;
+    rest.split('`').next()
+}
+
+#[cfg(test)]
+mod tests;

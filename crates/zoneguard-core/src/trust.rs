@@ -1,31 +1,34 @@
 //! IAM trust policies evaluated as STS evaluates `sts:AssumeRoleWithWebIdentity` (SPEC §4.2-§4.5).
-// OWNER: trust helper. Interface agreed with the rest of the core:
+//!
+//! - [`policy`]: the document model and its parser (errors name what and where);
+//! - [`condition`]: condition operators and their three-valued evaluation;
+//! - [`request`] and [`evaluate`]: a generic request (action, principal, context keys)
+//!   and the allow/deny decision, reusable for `sts:AssumeRole` role chains;
+//! - `explain`: nearest-miss explanations for IRSA denials.
+
+pub mod assume;
+pub mod condition;
+pub mod evaluate;
+mod explain;
+mod glob;
+pub mod permission;
+pub mod policy;
+pub mod request;
 
 use crate::arn::RoleArn;
 use thiserror::Error;
 
-/// A parsed trust policy document.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TrustPolicy {
-    raw: serde_json::Value,
-}
+pub use evaluate::{evaluate, Evaluation, Outcome, StatementTrace};
+pub use policy::{TrustPolicy, Version};
+pub use request::{Context, KeyState, PrincipalKind, Request, RequestPrincipal};
 
+/// The action IRSA's SDKs call.
+pub const WEB_IDENTITY_ACTION: &str = "sts:AssumeRoleWithWebIdentity";
+
+/// Why a trust policy document was refused; the message names what is wrong and where.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 #[error("{0}")]
 pub struct PolicyError(pub String);
-
-impl TrustPolicy {
-    /// From a JSON value (the rules' `trustPolicies` entry as an object).
-    pub fn from_value(value: &serde_json::Value) -> Result<Self, PolicyError> {
-        Ok(Self { raw: value.clone() })
-    }
-
-    /// From document text; percent-decoded first when it does not start with `{` (SPEC §4.5).
-    pub fn from_document(text: &str) -> Result<Self, PolicyError> {
-        let raw = serde_json::from_str(text).map_err(|e| PolicyError(e.to_string()))?;
-        Ok(Self { raw })
-    }
-}
 
 /// Who asks to assume the role with a web identity token.
 #[derive(Debug, Clone)]
@@ -56,7 +59,73 @@ pub struct Miss {
     pub suggested_statement: Option<String>,
 }
 
-pub fn evaluate_web_identity(policy: &TrustPolicy, who: &WebIdentity<'_>) -> TrustVerdict {
-    let _ = (policy, who);
-    TrustVerdict::Unverifiable("trust evaluation not built yet".into())
+impl WebIdentity<'_> {
+    /// The issuer as IAM names it (a stray `https://` removed).
+    fn bare_issuer(&self) -> &str {
+        self.issuer.strip_prefix("https://").unwrap_or(self.issuer)
+    }
+
+    /// `system:serviceaccount:<namespace>:<name>`.
+    pub fn subject(&self) -> String {
+        format!(
+            "system:serviceaccount:{}:{}",
+            self.namespace, self.service_account
+        )
+    }
+
+    /// `arn:<role partition>:iam::<role account>:oidc-provider/<issuer>`.
+    pub fn provider_arn(&self) -> String {
+        format!(
+            "arn:{}:iam::{}:oidc-provider/{}",
+            self.role.partition,
+            self.role.account,
+            self.bare_issuer()
+        )
+    }
+
+    /// The STS request of SPEC §4.2: `<issuer>:sub` and `<issuer>:aud` are known, keys
+    /// such as `aws:SourceIp` are unknown, every other key is absent.
+    pub fn request(&self) -> Request {
+        let issuer = self.bare_issuer();
+        let mut context = Context::new();
+        context
+            .set(&format!("{issuer}:sub"), vec![self.subject()])
+            .set(&format!("{issuer}:aud"), vec![self.audience.to_owned()])
+            .mark_sts_request_keys_unknown();
+        Request {
+            action: WEB_IDENTITY_ACTION.to_owned(),
+            principal: RequestPrincipal {
+                kind: PrincipalKind::Federated,
+                id: self.provider_arn(),
+            },
+            context,
+        }
+    }
 }
+
+pub fn evaluate_web_identity(policy: &TrustPolicy, who: &WebIdentity<'_>) -> TrustVerdict {
+    let evaluation = evaluate(policy, &who.request());
+    match &evaluation.outcome {
+        Outcome::Allowed => TrustVerdict::Allowed,
+        Outcome::Unverifiable {
+            statement,
+            condition,
+            why,
+        } => TrustVerdict::Unverifiable(explain::unverifiable(
+            policy, *statement, *condition, why, who.role,
+        )),
+        Outcome::ImplicitDeny | Outcome::ExplicitDeny { .. } => {
+            let subject = explain::Subject {
+                role: who.role,
+                issuer: who.bare_issuer(),
+                sub: who.subject(),
+                aud: who.audience,
+                provider: who.provider_arn(),
+            };
+            TrustVerdict::Denied(explain::explain(policy, &evaluation, &subject))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

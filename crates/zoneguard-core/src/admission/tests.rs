@@ -1,0 +1,535 @@
+//! Decisions for whole objects: hostnames, annotations, IRSA, modes, UPDATE, mutation.
+
+use super::*;
+use crate::verdict::Reason;
+use serde_json::json;
+
+const RULES: &str = r#"
+domainFilters: [example.com]
+excludeDomains: [internal.example.com]
+namespaces:
+  team-a: { domainFilters: [team-a.example.com] }
+inject:
+  - kinds: [Service]
+    serviceTypes: [LoadBalancer]
+    annotations:
+      external-dns.alpha.kubernetes.io/hostname: "{name}.{namespace}.example.com"
+      external-dns.alpha.kubernetes.io/ttl: "60"
+"#;
+
+fn rules(text: &str) -> RuleSet {
+    RuleSet::parse("test", text).unwrap_or_else(|e| panic!("{e:?}"))
+}
+
+fn req<'a>(
+    op: Operation,
+    group: &'a str,
+    kind: &'a str,
+    ns: &'a str,
+    object: &'a Value,
+    old: Option<&'a Value>,
+) -> Request<'a> {
+    let name = object
+        .pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    Request {
+        operation: op,
+        group,
+        version: "v1",
+        kind,
+        namespace: ns,
+        name,
+        object: Some(object),
+        old_object: old,
+        sub_resource: None,
+    }
+}
+
+fn ingress(hosts: &[&str], annotations: Value) -> Value {
+    let rules: Vec<Value> = hosts.iter().map(|h| json!({"host": h})).collect();
+    json!({"apiVersion": "networking.k8s.io/v1", "kind": "Ingress", "metadata": {"name": "web", "annotations": annotations}, "spec": {"rules": rules}})
+}
+
+fn reasons(d: &Decision) -> Vec<(String, Reason)> {
+    d.violations
+        .iter()
+        .map(|v| (v.field.clone(), v.reason))
+        .collect()
+}
+
+fn validate_ingress(rules_text: &str, ns: &str, object: &Value) -> Decision {
+    validate(
+        &rules(rules_text),
+        &req(
+            Operation::Create,
+            "networking.k8s.io",
+            "Ingress",
+            ns,
+            object,
+            None,
+        ),
+    )
+}
+
+#[test]
+fn ingress_hosts_are_judged_with_their_field_paths_and_reasons() {
+    let obj = ingress(
+        &[
+            "ok.example.com",
+            "x.other.org",
+            "db.internal.example.com",
+            "a_b.example.com",
+        ],
+        json!({}),
+    );
+    let d = validate_ingress(RULES, "default", &obj);
+    assert!(!d.allowed);
+    assert_eq!(
+        reasons(&d),
+        [
+            (
+                "spec.rules[1].host".to_string(),
+                Reason::HostnameOutsideFilters
+            ),
+            (
+                "spec.rules[2].host".to_string(),
+                Reason::HostnameOutsideFilters
+            ),
+            ("spec.rules[3].host".to_string(), Reason::HostnameInvalid),
+        ]
+    );
+}
+
+#[test]
+fn the_denial_message_reads_as_the_issue_shows_it() {
+    let obj = ingress(&["shop.example.com"], json!({}));
+    let d = validate_ingress(RULES, "team-a", &obj);
+    assert_eq!(
+        d.summary("Ingress", "team-a", "web", 5),
+        "Ingress team-a/web: spec.rules[0].host \"shop.example.com\" is outside this namespace's domains (team-a.example.com); ask the platform team to delegate it or use a name under team-a.example.com"
+    );
+}
+
+#[test]
+fn many_violations_are_bounded_with_a_count_of_the_rest() {
+    let hosts: Vec<String> = (0..8).map(|i| format!("h{i}.other.org")).collect();
+    let hosts: Vec<&str> = hosts.iter().map(String::as_str).collect();
+    let d = validate_ingress(RULES, "default", &ingress(&hosts, json!({})));
+    let text = d.summary("Ingress", "default", "web", 3);
+    assert_eq!(text.lines().count(), 4);
+    assert!(text.ends_with("and 5 more"), "{text}");
+}
+
+#[test]
+fn an_ingress_without_hosts_is_admitted() {
+    let d = validate_ingress(
+        RULES,
+        "default",
+        &json!({"apiVersion": "networking.k8s.io/v1", "kind": "Ingress", "metadata": {"name": "alb"}, "spec": {"defaultBackend": {}}}),
+    );
+    assert!(d.allowed && d.violations.is_empty());
+}
+
+#[test]
+fn tls_hosts_and_the_annotation_count_unless_switched_off() {
+    let obj = json!({"metadata": {"name": "w", "annotations": {"external-dns.kubernetes.io/hostname": "a.other.org, b.example.com"}},
+        "spec": {"tls": [{"hosts": ["ok.example.com", "t.other.org"]}]}});
+    let d = validate_ingress(RULES, "default", &obj);
+    let fields: Vec<String> = d.violations.iter().map(|v| v.field.clone()).collect();
+    assert_eq!(
+        fields,
+        [
+            r#"metadata.annotations["external-dns.kubernetes.io/hostname"][0]"#,
+            "spec.tls[0].hosts[1]"
+        ]
+    );
+    let off = format!(
+        "{RULES}\nsources: {{ignoreIngressTLSSpec: true, ignoreHostnameAnnotation: true}}\n"
+    );
+    assert!(validate_ingress(&off, "default", &obj).allowed);
+}
+
+#[test]
+fn the_annotation_prefix_setting_limits_what_counts_and_warns_about_the_other() {
+    let obj = ingress(
+        &[],
+        json!({"external-dns.kubernetes.io/hostname": "a.other.org"}),
+    );
+    let text = format!("{RULES}\nannotationPrefix: external-dns.alpha.kubernetes.io/\n");
+    let d = validate_ingress(&text, "default", &obj);
+    assert!(d.allowed, "{:?}", d.violations);
+    assert!(
+        d.warnings.iter().any(|w| w.contains("is ignored")),
+        "{:?}",
+        d.warnings
+    );
+}
+
+#[test]
+fn ingress_hostname_source_decides_which_names_count() {
+    let base = |source: &str| {
+        ingress(
+            &["x.other.org"],
+            json!({"external-dns.alpha.kubernetes.io/ingress-hostname-source": source, "external-dns.alpha.kubernetes.io/hostname": "y.other.org"}),
+        )
+    };
+    let fields = |d: &Decision| {
+        d.violations
+            .iter()
+            .map(|v| v.field.clone())
+            .collect::<Vec<_>>()
+    };
+    let alpha = format!("{RULES}\nannotationPrefix: external-dns.alpha.kubernetes.io/\n");
+    let both = validate_ingress(RULES, "default", &base("annotation-only"));
+    assert_eq!(
+        both.violations.len(),
+        2,
+        "with no prefix set, the other external-dns version still reads spec hosts"
+    );
+    let only_ann = validate_ingress(&alpha, "default", &base("Annotation-Only"));
+    assert_eq!(
+        fields(&only_ann),
+        [r#"metadata.annotations["external-dns.alpha.kubernetes.io/hostname"][0]"#]
+    );
+    let only_hosts = validate_ingress(&alpha, "default", &base("defined-hosts-only"));
+    assert_eq!(fields(&only_hosts), ["spec.rules[0].host"]);
+    let bogus = validate_ingress(&alpha, "default", &base("annotations"));
+    assert_eq!(
+        bogus
+            .violations
+            .iter()
+            .map(|v| v.reason)
+            .collect::<Vec<_>>(),
+        [Reason::AnnotationInvalid]
+    );
+    assert!(bogus.violations[0]
+        .message
+        .contains("publish no DNS record"));
+}
+
+#[test]
+fn ttl_values_external_dns_would_ignore_are_denied() {
+    for (ttl, ok) in [
+        ("60", true),
+        ("1h", true),
+        ("0", false),
+        ("500ms", false),
+        ("1d", false),
+    ] {
+        let d = validate_ingress(
+            RULES,
+            "default",
+            &ingress(&[], json!({"external-dns.alpha.kubernetes.io/ttl": ttl})),
+        );
+        assert_eq!(d.allowed, ok, "{ttl}: {:?}", d.violations);
+    }
+}
+
+#[test]
+fn interior_spaces_in_an_annotation_item_are_denied_with_what_external_dns_would_publish() {
+    let d = validate_ingress(
+        RULES,
+        "default",
+        &ingress(
+            &[],
+            json!({"external-dns.alpha.kubernetes.io/hostname": "a b.example.com"}),
+        ),
+    );
+    assert_eq!(d.violations.len(), 1);
+    assert!(
+        d.violations[0].message.contains("\"ab.example.com\""),
+        "{}",
+        d.violations[0].message
+    );
+}
+
+#[test]
+fn a_clusterip_service_hostname_is_checked_and_warned_about() {
+    let svc = json!({"metadata": {"name": "s", "annotations": {"external-dns.alpha.kubernetes.io/hostname": "s.other.org"}}, "spec": {"type": "ClusterIP"}});
+    let d = validate(
+        &rules(RULES),
+        &req(Operation::Create, "", "Service", "default", &svc, None),
+    );
+    assert!(!d.allowed);
+    assert!(d
+        .warnings
+        .iter()
+        .any(|w| w.contains("publish-internal-services")));
+}
+
+#[test]
+fn gateway_routes_listeners_and_dnsendpoints_are_checked() {
+    let cases = [
+        (
+            "gateway.networking.k8s.io",
+            "HTTPRoute",
+            json!({"metadata": {"name": "r"}, "spec": {"hostnames": ["a.other.org"]}}),
+            "spec.hostnames[0]",
+        ),
+        (
+            "gateway.networking.k8s.io",
+            "Gateway",
+            json!({"metadata": {"name": "g"}, "spec": {"listeners": [{"hostname": "*.other.org"}]}}),
+            "spec.listeners[0].hostname",
+        ),
+        (
+            "externaldns.k8s.io",
+            "DNSEndpoint",
+            json!({"metadata": {"name": "e"}, "spec": {"endpoints": [{"dnsName": "a.other.org"}]}}),
+            "spec.endpoints[0].dnsName",
+        ),
+        (
+            "gateway.networking.k8s.io",
+            "TCPRoute",
+            json!({"metadata": {"name": "t", "annotations": {"external-dns.alpha.kubernetes.io/hostname": "a.other.org"}}}),
+            r#"metadata.annotations["external-dns.alpha.kubernetes.io/hostname"][0]"#,
+        ),
+    ];
+    for (group, kind, obj, field) in cases {
+        let d = validate(
+            &rules(RULES),
+            &req(Operation::Create, group, kind, "default", &obj, None),
+        );
+        assert_eq!(
+            reasons(&d),
+            [(field.to_string(), Reason::HostnameOutsideFilters)],
+            "{kind}"
+        );
+    }
+}
+
+#[test]
+fn enforcement_modes_decide_what_a_violation_does() {
+    let obj = ingress(&["x.other.org"], json!({}));
+    let warn = validate_ingress(&format!("{RULES}\nenforcement: warn\n"), "default", &obj);
+    assert!(warn.allowed && warn.warnings.len() == 1 && warn.violations.len() == 1);
+    let audit = validate_ingress(&format!("{RULES}\nenforcement: audit\n"), "default", &obj);
+    assert!(audit.allowed && audit.warnings.is_empty() && audit.violations.len() == 1);
+}
+
+#[test]
+fn exempt_namespaces_deletes_and_subresources_are_not_checked() {
+    let obj = ingress(&["x.other.org"], json!({}));
+    let exempt = validate_ingress(
+        &format!("{RULES}\nexemptNamespaces: [kube-system]\n"),
+        "kube-system",
+        &obj,
+    );
+    assert!(exempt.allowed && !exempt.checked);
+    let r = rules(RULES);
+    let mut delete = req(
+        Operation::Delete,
+        "networking.k8s.io",
+        "Ingress",
+        "default",
+        &obj,
+        None,
+    );
+    assert!(validate(&r, &delete).allowed);
+    delete.operation = Operation::Update;
+    delete.sub_resource = Some("status");
+    assert!(validate(&r, &delete).allowed);
+    assert!(
+        validate(
+            &r,
+            &req(
+                Operation::Create,
+                "apps",
+                "Deployment",
+                "default",
+                &obj,
+                None
+            )
+        )
+        .allowed
+    );
+}
+
+#[test]
+fn an_update_keeps_old_violations_as_warnings_and_denies_new_ones() {
+    let r = rules(RULES);
+    let old = ingress(&["x.other.org"], json!({}));
+    let same = ingress(&["x.other.org", "ok.example.com"], json!({}));
+    let d = validate(
+        &r,
+        &req(
+            Operation::Update,
+            "networking.k8s.io",
+            "Ingress",
+            "default",
+            &same,
+            Some(&old),
+        ),
+    );
+    assert!(d.allowed, "{:?}", d.violations);
+    assert!(d.warnings[0].contains("already present"));
+    let worse = ingress(&["x.other.org", "y.other.org"], json!({}));
+    let d = validate(
+        &r,
+        &req(
+            Operation::Update,
+            "networking.k8s.io",
+            "Ingress",
+            "default",
+            &worse,
+            Some(&old),
+        ),
+    );
+    assert!(!d.allowed);
+    assert_eq!(d.violations.len(), 1);
+    assert_eq!(d.violations[0].value, "y.other.org");
+}
+
+fn lb_service(annotations: Option<Value>) -> Value {
+    let mut svc = json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "api"}, "spec": {"type": "LoadBalancer"}});
+    if let Some(a) = annotations {
+        svc["metadata"]["annotations"] = a;
+    }
+    svc
+}
+
+#[test]
+fn mutation_adds_missing_annotations_creating_the_map() {
+    let svc = lb_service(None);
+    let d = mutate(
+        &rules(RULES),
+        &req(Operation::Create, "", "Service", "pay", &svc, None),
+    );
+    assert!(d.allowed);
+    assert_eq!(
+        d.patch,
+        [
+            json!({"op": "add", "path": "/metadata/annotations", "value": {
+        "external-dns.alpha.kubernetes.io/hostname": "api.pay.example.com", "external-dns.alpha.kubernetes.io/ttl": "60"}})
+        ]
+    );
+}
+
+#[test]
+fn mutation_never_overwrites_and_escapes_keys() {
+    let svc = lb_service(Some(
+        json!({"external-dns.alpha.kubernetes.io/hostname": "mine.example.com"}),
+    ));
+    let d = mutate(
+        &rules(RULES),
+        &req(Operation::Create, "", "Service", "pay", &svc, None),
+    );
+    assert_eq!(
+        d.patch,
+        [
+            json!({"op": "add", "path": "/metadata/annotations/external-dns.alpha.kubernetes.io~1ttl", "value": "60"})
+        ]
+    );
+}
+
+#[test]
+fn mutation_twice_is_mutation_once() {
+    let r = rules(RULES);
+    let svc = lb_service(None);
+    let first = mutate(
+        &r,
+        &req(Operation::Create, "", "Service", "pay", &svc, None),
+    );
+    let once = crate::mutation::apply(&svc, &first.patch).unwrap_or_default();
+    let second = mutate(
+        &r,
+        &req(Operation::Create, "", "Service", "pay", &once, None),
+    );
+    assert!(second.patch.is_empty());
+}
+
+#[test]
+fn mutation_skips_other_types_and_kinds() {
+    let r = rules(RULES);
+    let cluster_ip = json!({"metadata": {"name": "a"}, "spec": {"type": "ClusterIP"}});
+    assert!(mutate(
+        &r,
+        &req(Operation::Create, "", "Service", "pay", &cluster_ip, None)
+    )
+    .patch
+    .is_empty());
+    let ing = ingress(&[], json!({}));
+    assert!(mutate(
+        &r,
+        &req(
+            Operation::Create,
+            "networking.k8s.io",
+            "Ingress",
+            "pay",
+            &ing,
+            None
+        )
+    )
+    .patch
+    .is_empty());
+}
+
+#[test]
+fn an_inject_rule_that_would_set_a_refused_name_is_blamed() {
+    let text = RULES.replace(
+        "{name}.{namespace}.example.com",
+        "{name}.{namespace}.other.org",
+    );
+    let d = mutate(
+        &rules(&text),
+        &req(
+            Operation::Create,
+            "",
+            "Service",
+            "pay",
+            &lb_service(None),
+            None,
+        ),
+    );
+    assert!(!d.allowed);
+    assert!(
+        d.violations[0].message.contains("inject rule #0"),
+        "{}",
+        d.violations[0].message
+    );
+}
+
+#[test]
+fn a_rules_configmap_with_a_broken_document_is_refused_with_the_parser_message() {
+    let cm = json!({"metadata": {"name": "rules", "labels": {"zoneguard.io/rules": "true"}}, "data": {"rules.yaml": "domainFilters: [a.com]\nregexDomainFilter: '('\n"}});
+    let d = validate(
+        &rules(""),
+        &req(Operation::Create, "", "ConfigMap", "zoneguard", &cm, None),
+    );
+    assert!(!d.allowed);
+    assert!(
+        d.violations[0]
+            .message
+            .contains("ConfigMap zoneguard/rules:2: regexDomainFilter"),
+        "{}",
+        d.violations[0].message
+    );
+    let other = RuleSource {
+        name: "ConfigMap zoneguard/base",
+        text: "enforcement: warn\n",
+    };
+    let cm2 = json!({"metadata": {"name": "rules", "labels": {"zoneguard.io/rules": "true"}}, "data": {"rules.yaml": "enforcement: deny\n"}});
+    let d = validate_with_rule_sources(
+        &rules(""),
+        &req(Operation::Update, "", "ConfigMap", "zoneguard", &cm2, None),
+        &[other],
+    );
+    assert!(!d.allowed);
+    assert!(d.violations[0].message.contains("ConfigMap zoneguard/base"));
+    let unlabelled = json!({"metadata": {"name": "x"}, "data": {"rules.yaml": "garbage: ["}});
+    assert!(
+        validate(
+            &rules(""),
+            &req(
+                Operation::Create,
+                "",
+                "ConfigMap",
+                "zoneguard",
+                &unlabelled,
+                None
+            )
+        )
+        .allowed
+    );
+}

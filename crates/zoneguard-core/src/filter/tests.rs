@@ -1,0 +1,294 @@
+//! Table-driven tests over external-dns's own test vectors, and a property test
+//! that compares the indexed matcher with a naive model written from SPEC §7.2.
+
+use std::path::PathBuf;
+
+use proptest::prelude::*;
+use serde::Deserialize;
+
+use super::normalize::prepare_filter;
+use super::*;
+
+/// Where the shared vectors live, relative to this crate.
+fn vectors_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/vectors/external-dns")
+}
+
+/// Reads a vector file; a missing file fails the test.
+fn read_vectors(file: &str) -> String {
+    let path = vectors_dir().join(file);
+    std::fs::read_to_string(&path)
+        .unwrap_or_else(|err| panic!("cannot read test vectors {}: {err}", path.display()))
+}
+
+/// One row of `domain-filter.json`.
+#[derive(Debug, Deserialize)]
+struct FilterRow {
+    filters: Vec<String>,
+    exclusions: Vec<String>,
+    regex: String,
+    regex_exclusion: String,
+    domain: String,
+    expect: bool,
+    method: String,
+    source: String,
+}
+
+fn spec_of(row: &FilterRow) -> FilterSpec {
+    FilterSpec {
+        include: row.filters.clone(),
+        exclude: row.exclusions.clone(),
+        regex_include: row.regex.clone(),
+        regex_exclude: row.regex_exclusion.clone(),
+    }
+}
+
+#[test]
+fn every_match_row_of_external_dns_domain_filter_tests_agrees() {
+    let rows: Vec<FilterRow> =
+        serde_json::from_str(&read_vectors("domain-filter.json")).expect("valid JSON");
+    let match_rows: Vec<&FilterRow> = rows.iter().filter(|r| r.method == "Match").collect();
+    assert!(
+        match_rows.len() > 300,
+        "expected the full table, got {} rows",
+        match_rows.len()
+    );
+    let failures: Vec<String> = match_rows
+        .iter()
+        .filter_map(|row| {
+            let filter = DomainFilter::new(&spec_of(row)).expect("vector filters compile");
+            let got = filter.matches(&row.domain);
+            let explained = filter.explain(&row.domain).is_match();
+            (got != row.expect || explained != row.expect).then(|| {
+                format!(
+                    "{}: {:?} with {:?}: expected {}, matches {got}, explain {explained}",
+                    row.source,
+                    row.domain,
+                    spec_of(row),
+                    row.expect
+                )
+            })
+        })
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "{} rows disagree:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    eprintln!("domain-filter.json: {} Match rows agree", match_rows.len());
+}
+
+#[test]
+fn parse_json_holds_no_rows_about_domain_filters() {
+    // parse.json covers annotation parsing and Gateway host matching, which other
+    // modules own. If a domain-filter section is ever added, this test must grow.
+    let parse: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(&read_vectors("parse.json")).expect("valid JSON");
+    let mut sections: Vec<&str> = parse.keys().map(String::as_str).collect();
+    sections.sort_unstable();
+    assert_eq!(
+        sections,
+        [
+            "dns1123_domain",
+            "gateway_host_match",
+            "gateway_protocol",
+            "split_hostname",
+            "ttl"
+        ]
+    );
+}
+
+#[test]
+fn split_hostname_items_of_parse_json_normalise_to_themselves() {
+    // The items external-dns splits out of a hostname annotation are already in
+    // normal form (lower-case ASCII, no trailing dot), so matching sees them as is.
+    let parse: serde_json::Value =
+        serde_json::from_str(&read_vectors("parse.json")).expect("valid JSON");
+    let rows = parse["split_hostname"]
+        .as_array()
+        .expect("split_hostname rows");
+    assert!(!rows.is_empty());
+    for row in rows {
+        for item in row["expect"].as_array().expect("expect list") {
+            let item = item.as_str().expect("string item");
+            assert_eq!(normalize_name(item), item);
+        }
+    }
+}
+
+/// (spec, name, expected explanation)
+fn explanations() -> Vec<(FilterSpec, &'static str, Match)> {
+    let plain = FilterSpec {
+        include: vec!["example.com".into(), "Team.Example.com.".into()],
+        exclude: vec![" internal.example.com ".into()],
+        ..FilterSpec::default()
+    };
+    let regex = FilterSpec {
+        include: vec!["ignored.org".into()],
+        regex_include: r"\.example\.com$".into(),
+        regex_exclude: r"^internal\.".into(),
+        ..FilterSpec::default()
+    };
+    vec![
+        (
+            plain.clone(),
+            "a.team.example.com",
+            Match::Included {
+                by: Some("team.example.com".into()),
+            },
+        ),
+        (plain.clone(), "example.org", Match::NotIncluded),
+        (
+            plain.clone(),
+            "db.internal.example.com",
+            Match::Excluded {
+                by: "internal.example.com".into(),
+            },
+        ),
+        (regex.clone(), "a.example.com", Match::Included { by: None }),
+        (regex.clone(), "ignored.org", Match::RegexNotIncluded),
+        (regex, "internal.example.com", Match::RegexExcluded),
+        (
+            FilterSpec::default(),
+            "anything",
+            Match::Included { by: None },
+        ),
+    ]
+}
+
+#[test]
+fn explain_names_the_rule_that_decided() {
+    for (spec, name, expected) in explanations() {
+        let filter = DomainFilter::new(&spec).expect("compiles");
+        assert_eq!(filter.explain(name), expected, "{name:?} with {spec:?}");
+        assert_eq!(filter.matches(name), expected.is_match());
+    }
+}
+
+#[test]
+fn a_regex_that_does_not_compile_is_a_bad_regex_error_naming_its_flag() {
+    let spec = FilterSpec {
+        regex_exclude: "(unclosed".into(),
+        ..FilterSpec::default()
+    };
+    match DomainFilter::new(&spec) {
+        Err(FilterError::BadRegex { field, pattern, .. }) => {
+            assert_eq!(field, "regexDomainExclusion");
+            assert_eq!(pattern, "(unclosed");
+        }
+        other => panic!("expected BadRegex, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_filter_of_blank_items_is_not_configured() {
+    let blank = FilterSpec {
+        include: vec!["  ".into(), ".".into()],
+        ..FilterSpec::default()
+    };
+    assert!(!DomainFilter::new(&blank).expect("compiles").is_configured());
+    assert!(!DomainFilter::new(&FilterSpec::default())
+        .expect("compiles")
+        .is_configured());
+    let exclusion_only = FilterSpec {
+        exclude: vec!["a.example.com".into()],
+        ..FilterSpec::default()
+    };
+    assert!(DomainFilter::new(&exclusion_only)
+        .expect("compiles")
+        .is_configured());
+}
+
+#[test]
+fn a_punycode_filter_is_mapped_twice_and_a_name_once_as_in_external_dns() {
+    // `xn--wca` decodes to `Ü`. external-dns prepares filters twice (the second pass
+    // lower-cases the decoded `Ü`) but normalises a name once (keeping it).
+    let spec = FilterSpec {
+        include: vec!["xn--wca.com".into()],
+        ..FilterSpec::default()
+    };
+    let filter = DomainFilter::new(&spec).expect("compiles");
+    assert!(filter.matches("ü.com"));
+    assert!(filter.matches("xn--tda.com"));
+    assert!(!filter.matches("xn--wca.com"));
+}
+
+#[test]
+fn the_spec_is_kept_verbatim() {
+    let spec = FilterSpec {
+        include: vec![" Example.COM. ".into()],
+        ..FilterSpec::default()
+    };
+    assert_eq!(DomainFilter::new(&spec).expect("compiles").spec(), &spec);
+}
+
+/// The naive model: SPEC §7.2 applied literally, a linear scan over the filters.
+fn naive_matches(spec: &FilterSpec, name: &str) -> bool {
+    let s = normalize_name(name);
+    let prepare = |list: &[String]| -> Vec<String> {
+        list.iter().filter_map(|f| prepare_filter(f)).collect()
+    };
+    let covers = |f: &String| {
+        (f.starts_with('.') && s.ends_with(f.as_str())) || s == *f || s.ends_with(&format!(".{f}"))
+    };
+    let include = prepare(&spec.include);
+    let exclude = prepare(&spec.exclude);
+    (include.is_empty() || include.iter().any(covers)) && !exclude.iter().any(covers)
+}
+
+/// Labels drawn from a small pool so that names and filters often share suffixes.
+fn label() -> impl Strategy<Value = String> {
+    prop::sample::select(vec![
+        "a",
+        "b",
+        "ab",
+        "Ab",
+        "x",
+        "*",
+        "",
+        "-",
+        "com",
+        "org",
+        "xn--mnchen-3ya",
+        "münchen",
+        "MÜNCHEN",
+        "xn--abc-",
+        "_acme",
+    ])
+    .prop_map(str::to_owned)
+}
+
+/// A dotted name, sometimes with a leading dot, trailing dot(s) or spaces.
+fn dotted() -> impl Strategy<Value = String> {
+    (
+        prop::collection::vec(label(), 1..4),
+        prop::sample::select(vec!["", ".", " ", "*."]),
+        prop::sample::select(vec!["", ".", "..", " "]),
+    )
+        .prop_map(|(labels, head, tail)| format!("{head}{}{tail}", labels.join(".")))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn the_indexed_matcher_agrees_with_a_linear_scan_of_the_spec(
+        include in prop::collection::vec(dotted(), 0..4),
+        exclude in prop::collection::vec(dotted(), 0..3),
+        name in dotted(),
+    ) {
+        let spec = FilterSpec { include, exclude, ..FilterSpec::default() };
+        let filter = DomainFilter::new(&spec).expect("plain filters always compile");
+        prop_assert_eq!(filter.matches(&name), naive_matches(&spec, &name));
+        prop_assert_eq!(filter.explain(&name).is_match(), filter.matches(&name));
+    }
+
+    #[test]
+    fn no_input_makes_normalisation_or_matching_panic(name in "\\PC{0,40}", f in "\\PC{0,20}") {
+        let spec = FilterSpec { include: vec![f.clone()], exclude: vec![f], ..FilterSpec::default() };
+        let filter = DomainFilter::new(&spec).expect("plain filters always compile");
+        let _ = filter.matches(&name);
+        let _ = normalize_name(&name);
+    }
+}

@@ -1,0 +1,239 @@
+//! ServiceAccounts with `eks.amazonaws.com/role-arn` against the role's trust policy (SPEC §4),
+//! from the rules or from facts the caller read from IAM (`irsa.source: iam`), with role
+//! chains (`irsa.chains`) and the OIDC provider check (`irsa.checkProvider`).
+
+mod chain;
+mod facts;
+mod provider;
+
+use crate::annotation;
+use crate::arn::RoleArn;
+use crate::rules::{IrsaSource, RuleSet, UnknownRole};
+use crate::trust::{self, TrustPolicy, TrustVerdict, WebIdentity};
+use crate::verdict::{Reason, Violation};
+use serde_json::Value;
+
+pub use facts::{Facts, IamRole, Lookup, NamedPolicy, OidcProvider};
+
+pub const ROLE_ARN: &str = "eks.amazonaws.com/role-arn";
+pub const AUDIENCE: &str = "eks.amazonaws.com/audience";
+
+/// Violations and warnings for one ServiceAccount.
+#[derive(Debug, Default)]
+pub struct Findings {
+    pub violations: Vec<Violation>,
+    pub warnings: Vec<String>,
+}
+
+/// The ServiceAccount being checked and where its annotation sits, for messages.
+struct Subject<'a> {
+    namespace: &'a str,
+    name: &'a str,
+    field: String,
+    arn_text: &'a str,
+    /// `metadata.annotations[…] "arn…"`: the prefix of every message.
+    at: String,
+    role: RoleArn,
+    /// IAM lookups were expected for this request (`irsa.source: iam`, or the caller
+    /// resolved facts anyway).
+    live: bool,
+}
+
+impl Subject<'_> {
+    fn violation(&self, reason: Reason, message: String) -> Violation {
+        Violation {
+            field: self.field.clone(),
+            value: self.arn_text.to_string(),
+            reason,
+            message,
+        }
+    }
+}
+
+/// Checks a ServiceAccount with the rules alone (no IAM facts).
+pub fn check(rules: &RuleSet, namespace: &str, name: &str, object: &Value) -> Findings {
+    check_with(rules, namespace, name, object, &Facts::none())
+}
+
+/// Checks a ServiceAccount with what the caller read from IAM.
+pub fn check_with(
+    rules: &RuleSet,
+    namespace: &str,
+    name: &str,
+    object: &Value,
+    facts: &Facts,
+) -> Findings {
+    let mut out = Findings::default();
+    let Some(arn_text) = annotation::get(object, ROLE_ARN).filter(|v| !v.trim().is_empty()) else {
+        return out;
+    };
+    let field = annotation::field(ROLE_ARN);
+    let at = format!("{field} {arn_text:?}");
+    let role = match RoleArn::parse(arn_text.trim()) {
+        Ok(role) => role,
+        Err(e) => {
+            out.violations.push(Violation { field, value: arn_text.to_string(), reason: Reason::RoleArnInvalid, message: format!("{at} is not an IAM role ARN: {e}; write arn:aws:iam::<12-digit account>:role/<name>") });
+            return out;
+        }
+    };
+    let irsa = &rules.irsa;
+    let subject = Subject {
+        namespace,
+        name,
+        field,
+        arn_text,
+        at,
+        role,
+        live: irsa.source == IrsaSource::Iam || facts.resolved,
+    };
+    if !irsa.accounts.is_empty() && !irsa.accounts.contains(&subject.role.account) {
+        let allowed: Vec<&str> = irsa.accounts.iter().map(String::as_str).collect();
+        let message = format!("{} is in account {}, which this cluster's ServiceAccounts may not use (allowed: {}); use a role in an allowed account", subject.at, subject.role.account, allowed.join(", "));
+        out.violations
+            .push(subject.violation(Reason::RoleAccountNotAllowed, message));
+        return out;
+    }
+    if let Some(policy) = trust_policy(rules, facts, &subject, &mut out) {
+        web_identity(rules, &subject, object, policy, facts, &mut out);
+    }
+    let caller_arn = match facts.role(&subject.role) {
+        Some(Lookup::Found(role)) => role.arn.clone(),
+        _ => subject.role.to_string(),
+    };
+    chain::check(rules, facts, &subject, &caller_arn, &mut out);
+    out
+}
+
+/// The trust policy to evaluate: the rules' `trustPolicies` win; else IAM's answer. `None`
+/// when there is none to evaluate (the reason is already in `out`).
+fn trust_policy<'a>(
+    rules: &'a RuleSet,
+    facts: &'a Facts,
+    s: &Subject<'_>,
+    out: &mut Findings,
+) -> Option<&'a TrustPolicy> {
+    let irsa = &rules.irsa;
+    if let Some(policy) = irsa.trust_policies.get(&s.role.to_string()) {
+        return Some(policy);
+    }
+    if !s.live {
+        let text = format!("{}: zoneguard does not know this role's trust policy, so it cannot tell whether pods will get the role; add the policy under irsa.trustPolicies in the rules", s.at);
+        unknown(irsa.unknown_role, s, text, out);
+        return None;
+    }
+    match facts.role(&s.role) {
+        None => {
+            let text = format!("{}: cannot verify: irsa.source is iam, but this check ran without reading IAM (for `zoneguard check`, add --iam), so zoneguard cannot tell whether pods will get the role", s.at);
+            unknown(irsa.unknown_role, s, text, out);
+            None
+        }
+        Some(Lookup::Unavailable(why)) => {
+            let text = format!("{}: cannot verify: zoneguard could not read the role from IAM ({why}), so it cannot tell whether pods will get the role", s.at);
+            unknown(irsa.unknown_role, s, text, out);
+            None
+        }
+        Some(Lookup::NotFound(_)) => {
+            let message = format!("{}: role {} does not exist in account {} (IAM GetRole: NoSuchEntity), so pods cannot assume it; create the role first, or fix the name in the annotation", s.at, s.role.name, s.role.account);
+            out.violations
+                .push(s.violation(Reason::RoleUnknown, message));
+            None
+        }
+        Some(Lookup::Found(role)) => found_role(rules, s, role, out),
+    }
+}
+
+fn found_role<'a>(
+    rules: &RuleSet,
+    s: &Subject<'_>,
+    role: &'a IamRole,
+    out: &mut Findings,
+) -> Option<&'a TrustPolicy> {
+    if let Some(what) = arn_difference(&s.role, &role.arn) {
+        let message = format!("{}: IAM names this role {}; the annotation differs only in its {what}, and pods would ask STS for a role ARN that IAM does not use; write {} exactly", s.at, role.arn, role.arn);
+        out.violations
+            .push(s.violation(Reason::RoleArnInvalid, message));
+    }
+    match &role.trust_policy {
+        Ok(policy) => Some(policy),
+        Err(e) => {
+            let text = format!(
+                "{}: cannot verify: IAM returned a trust policy zoneguard cannot read ({e})",
+                s.at
+            );
+            unknown(rules.irsa.unknown_role, s, text, out);
+            None
+        }
+    }
+}
+
+/// How IAM's ARN for the role differs from the annotation: `letter case`, `path`, or both.
+fn arn_difference(annotation: &RoleArn, iam_arn: &str) -> Option<&'static str> {
+    let iam = RoleArn::parse(iam_arn).ok()?;
+    if iam == *annotation {
+        return None;
+    }
+    let path_differs = !iam.path.eq_ignore_ascii_case(&annotation.path);
+    let case_differs = iam.name != annotation.name
+        || (!path_differs && iam.path != annotation.path)
+        || iam.partition != annotation.partition;
+    match (path_differs, case_differs) {
+        (true, true) => Some("path and letter case"),
+        (true, false) => Some("path"),
+        (false, _) => Some("letter case"),
+    }
+}
+
+/// `sts:AssumeRoleWithWebIdentity` for this ServiceAccount, then the OIDC provider.
+fn web_identity(
+    rules: &RuleSet,
+    s: &Subject<'_>,
+    object: &Value,
+    policy: &TrustPolicy,
+    facts: &Facts,
+    out: &mut Findings,
+) {
+    let irsa = &rules.irsa;
+    let Some(issuer) = irsa.issuer.as_deref() else {
+        out.warnings.push(format!("{}: cannot verify the trust policy because irsa.issuer (this cluster's OIDC issuer) is not set in the rules", s.at));
+        return;
+    };
+    let audience = annotation::get(object, AUDIENCE).unwrap_or(&irsa.audience);
+    let who = WebIdentity {
+        role: &s.role,
+        issuer,
+        namespace: s.namespace,
+        service_account: s.name,
+        audience,
+    };
+    match trust::evaluate_web_identity(policy, &who) {
+        TrustVerdict::Allowed => {}
+        TrustVerdict::Denied(miss) => {
+            let mut message = format!("{}: {}", s.at, miss.explanation);
+            if let Some(statement) = miss.suggested_statement {
+                message.push_str(&format!(
+                    "\n  a trust-policy statement that would admit it: {statement}"
+                ));
+            }
+            out.violations
+                .push(s.violation(Reason::RoleNotTrusted, message));
+        }
+        TrustVerdict::Unverifiable(why) => out.warnings.push(format!(
+            "{}: zoneguard cannot verify the role's trust policy ({}): {why}",
+            s.at,
+            Reason::RoleUnverifiable
+        )),
+    }
+    provider::check(rules, facts, s, &who, out);
+}
+
+/// The rule's `unknownRole` verdict, with `text` as the message.
+fn unknown(verdict: UnknownRole, s: &Subject<'_>, text: String, out: &mut Findings) {
+    match verdict {
+        UnknownRole::Deny => out.violations.push(s.violation(Reason::RoleUnknown, text)),
+        UnknownRole::Warn => out.warnings.push(text),
+        UnknownRole::Allow => {}
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,217 @@
+//! `irsa.chains`: the ServiceAccount's IRSA role assumes another role (external-dns's
+//! `--aws-assume-role`). Both sides of the hop are checked: the target's trust policy admits
+//! the IRSA role for `sts:AssumeRole`, and the IRSA role's permission policies allow
+//! `sts:AssumeRole` on the target.
+
+use super::{unknown, Facts, Findings, Lookup, Subject};
+use crate::arn::RoleArn;
+use crate::rules::RuleSet;
+use crate::trust::assume::{evaluate_assume_role, RoleCaller, ASSUME_ROLE_ACTION};
+use crate::trust::permission::{evaluate_permissions, Named, PermissionOutcome};
+use crate::trust::{TrustPolicy, TrustVerdict};
+use crate::verdict::Reason;
+
+pub(super) fn check(
+    rules: &RuleSet,
+    facts: &Facts,
+    s: &Subject<'_>,
+    caller_arn: &str,
+    out: &mut Findings,
+) {
+    let caller = RoleCaller {
+        role: &s.role,
+        arn: caller_arn,
+    };
+    for chain in rules.irsa.chains_of(s.namespace, s.name) {
+        target_side(rules, facts, s, &caller, &chain.assumes, out);
+        permission_side(rules, facts, s, &caller, &chain.assumes, out);
+    }
+}
+
+/// The target's trust policy: from the rules, else from IAM.
+fn target_policy<'a>(
+    rules: &'a RuleSet,
+    facts: &'a Facts,
+    s: &Subject<'_>,
+    target: &RoleArn,
+    out: &mut Findings,
+) -> Option<&'a TrustPolicy> {
+    let verdict = rules.irsa.unknown_role;
+    let head = format!(
+        "{}: cannot verify the role chain to {target} (irsa.chains), target side",
+        s.at
+    );
+    if let Some(policy) = rules.irsa.trust_policies.get(&target.to_string()) {
+        return Some(policy);
+    }
+    if !s.live {
+        let text = format!(
+            "{head}: its trust policy is not under irsa.trustPolicies and irsa.source is static"
+        );
+        unknown(verdict, s, text, out);
+        return None;
+    }
+    match facts.role(target) {
+        None => unknown(
+            verdict,
+            s,
+            format!("{head}: this check ran without reading IAM"),
+            out,
+        ),
+        Some(Lookup::Unavailable(why)) => unknown(
+            verdict,
+            s,
+            format!("{head}: zoneguard could not read the role from IAM ({why})"),
+            out,
+        ),
+        Some(Lookup::NotFound(_)) => {
+            let message = format!("{}: the role chain to {target} (irsa.chains) is broken on the target side: role {} does not exist in account {}; create it or fix irsa.chains", s.at, target.name, target.account);
+            out.violations
+                .push(s.violation(Reason::RoleNotTrusted, message));
+        }
+        Some(Lookup::Found(role)) => match &role.trust_policy {
+            Ok(policy) => return Some(policy),
+            Err(e) => unknown(
+                verdict,
+                s,
+                format!("{head}: IAM returned a trust policy zoneguard cannot read ({e})"),
+                out,
+            ),
+        },
+    }
+    None
+}
+
+fn target_side(
+    rules: &RuleSet,
+    facts: &Facts,
+    s: &Subject<'_>,
+    caller: &RoleCaller<'_>,
+    target: &RoleArn,
+    out: &mut Findings,
+) {
+    let Some(policy) = target_policy(rules, facts, s, target, out) else {
+        return;
+    };
+    match evaluate_assume_role(policy, caller, target) {
+        TrustVerdict::Allowed => {}
+        TrustVerdict::Denied(miss) => {
+            let mut message = format!("{}: the role chain to {target} (irsa.chains) is broken on the target side: the trust policy of {target} does not let {} call {ASSUME_ROLE_ACTION}: {}", s.at, caller.arn, miss.explanation);
+            if let Some(statement) = miss.suggested_statement {
+                message.push_str(&format!(
+                    "\n  add this statement to the trust policy of {target}: {statement}"
+                ));
+            }
+            out.violations
+                .push(s.violation(Reason::RoleNotTrusted, message));
+        }
+        TrustVerdict::Unverifiable(why) => out.warnings.push(format!(
+            "{}: zoneguard cannot verify the role chain to {target}, target side ({}): {why}",
+            s.at,
+            Reason::RoleUnverifiable
+        )),
+    }
+}
+
+fn permission_side(
+    rules: &RuleSet,
+    facts: &Facts,
+    s: &Subject<'_>,
+    caller: &RoleCaller<'_>,
+    target: &RoleArn,
+    out: &mut Findings,
+) {
+    if !s.live {
+        return;
+    }
+    let verdict = rules.irsa.unknown_role;
+    let head = format!(
+        "{}: cannot verify the role chain to {target} (irsa.chains), IRSA role side",
+        s.at
+    );
+    let policies = match facts.permissions_of(&s.role) {
+        None => {
+            return unknown(
+                verdict,
+                s,
+                format!(
+                    "{head}: this check ran without reading the permission policies of {} from IAM",
+                    caller.arn
+                ),
+                out,
+            )
+        }
+        Some(Lookup::Unavailable(why)) => {
+            return unknown(
+                verdict,
+                s,
+                format!(
+                "{head}: zoneguard could not read the permission policies of {} from IAM ({why})",
+                caller.arn
+            ),
+                out,
+            )
+        }
+        Some(Lookup::NotFound(_)) => return,
+        Some(Lookup::Found(policies)) => policies,
+    };
+    let named: Vec<Named<'_>> = policies
+        .iter()
+        .filter_map(|p| {
+            p.document.as_ref().ok().map(|policy| Named {
+                name: &p.name,
+                policy,
+            })
+        })
+        .collect();
+    let unreadable: Vec<String> = policies
+        .iter()
+        .filter_map(|p| {
+            p.document
+                .as_ref()
+                .err()
+                .map(|e| format!("{}: {e}", p.name))
+        })
+        .collect();
+    let target_text = target.to_string();
+    let context = caller.context(&target.account);
+    let outcome = evaluate_permissions(&named, ASSUME_ROLE_ACTION, &target_text, &context);
+    if !unreadable.is_empty() && !matches!(outcome, PermissionOutcome::ExplicitDeny(_)) {
+        if !matches!(outcome, PermissionOutcome::Allowed(_)) {
+            let text = format!(
+                "{head}: IAM returned permission policies zoneguard cannot read ({})",
+                unreadable.join("; ")
+            );
+            unknown(verdict, s, text, out);
+        }
+        return;
+    }
+    match outcome {
+        PermissionOutcome::Allowed(_) => {}
+        PermissionOutcome::ImplicitDeny => {
+            let names: Vec<&str> = policies.iter().map(|p| p.name.as_str()).collect();
+            let has = if names.is_empty() {
+                "it has no permission policies".to_string()
+            } else {
+                format!("it has {}", names.join(", "))
+            };
+            let statement = format!(
+                r#"{{"Effect":"Allow","Action":"{ASSUME_ROLE_ACTION}","Resource":{}}}"#,
+                serde_json::to_string(&target_text).unwrap_or_default()
+            );
+            let message = format!("{}: the role chain to {target} (irsa.chains) is broken on the IRSA role's side: no permission policy of {} allows {ASSUME_ROLE_ACTION} on {target} ({has})\n  attach a policy with this statement to {}: {statement}", s.at, caller.arn, caller.arn);
+            out.violations.push(s.violation(Reason::RoleNotTrusted, message));
+        }
+        PermissionOutcome::ExplicitDeny(at) => {
+            let message = format!("{}: the role chain to {target} (irsa.chains) is broken on the IRSA role's side: {} of {} denies {ASSUME_ROLE_ACTION} on {target} ({}); remove or narrow that Deny", s.at, at.statement, at.policy, caller.arn);
+            out.violations.push(s.violation(Reason::RoleNotTrusted, message));
+        }
+        PermissionOutcome::Unverifiable { at, key, .. } => out.warnings.push(format!(
+            "{}: zoneguard cannot verify the role chain to {target}, IRSA role side ({}): {} of {} tests `{key}`, which is known only when the role is assumed",
+            s.at,
+            Reason::RoleUnverifiable,
+            at.statement,
+            at.policy
+        )),
+    }
+}

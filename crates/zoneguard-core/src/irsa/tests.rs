@@ -1,0 +1,331 @@
+//! ServiceAccount checks with IAM facts: live trust policies, "cannot verify", missing roles,
+//! ARN differences, OIDC providers and role chains.
+
+use super::*;
+use crate::trust::permission::PermissionPolicy;
+use serde_json::json;
+
+const ISSUER: &str = "oidc.eks.us-east-1.amazonaws.com/id/ABC";
+const ROLE: &str = "arn:aws:iam::111122223333:role/external-dns";
+const TARGET: &str = "arn:aws:iam::444455556666:role/dns";
+const PROVIDER: &str =
+    "arn:aws:iam::111122223333:oidc-provider/oidc.eks.us-east-1.amazonaws.com/id/ABC";
+
+fn rules(extra: &str) -> RuleSet {
+    let text = format!("irsa:\n  issuer: {ISSUER}\n  source: iam\n{extra}");
+    RuleSet::parse("r", &text).unwrap_or_else(|e| panic!("{e:?}"))
+}
+
+fn chain_rules(extra: &str) -> RuleSet {
+    rules(&format!(
+        "  chains:\n    - serviceAccount: external-dns/external-dns\n      assumes: {TARGET}\n{extra}"
+    ))
+}
+
+fn sa(arn: &str) -> Value {
+    json!({"apiVersion": "v1", "kind": "ServiceAccount",
+        "metadata": {"name": "external-dns", "annotations": {ROLE_ARN: arn}}})
+}
+
+fn arn(text: &str) -> RoleArn {
+    RoleArn::parse(text).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn web_identity_policy(sub: &str) -> String {
+    json!({"Version": "2012-10-17", "Statement": [{"Effect": "Allow",
+        "Principal": {"Federated": PROVIDER},
+        "Action": "sts:AssumeRoleWithWebIdentity",
+        "Condition": {"StringEquals": {format!("{ISSUER}:sub"): sub, format!("{ISSUER}:aud"): "sts.amazonaws.com"}}}]})
+    .to_string()
+}
+
+fn trusting_role(arn_text: &str) -> Lookup<IamRole> {
+    Lookup::Found(IamRole::from_get_role(
+        arn_text,
+        &web_identity_policy("system:serviceaccount:external-dns:external-dns"),
+    ))
+}
+
+fn facts_with_role(lookup: Lookup<IamRole>) -> Facts {
+    let mut facts = Facts {
+        resolved: true,
+        ..Facts::default()
+    };
+    facts.insert_role(&arn(ROLE), lookup);
+    facts
+}
+
+fn run(rules: &RuleSet, facts: &Facts) -> Findings {
+    check_with(rules, "external-dns", "external-dns", &sa(ROLE), facts)
+}
+
+fn reasons(f: &Findings) -> Vec<Reason> {
+    f.violations.iter().map(|v| v.reason).collect()
+}
+
+#[test]
+fn a_live_trust_policy_is_evaluated_percent_encoded_or_not() {
+    let encoded: String = percent_encoding::utf8_percent_encode(
+        &web_identity_policy("system:serviceaccount:external-dns:external-dns"),
+        percent_encoding::NON_ALPHANUMERIC,
+    )
+    .to_string();
+    let f = run(
+        &rules(""),
+        &facts_with_role(Lookup::Found(IamRole::from_get_role(ROLE, &encoded))),
+    );
+    assert!(f.violations.is_empty() && f.warnings.is_empty(), "{f:?}");
+    let other = Lookup::Found(IamRole::from_get_role(
+        ROLE,
+        &web_identity_policy("system:serviceaccount:kube-system:external-dns"),
+    ));
+    let f = run(&rules(""), &facts_with_role(other));
+    assert_eq!(reasons(&f), [Reason::RoleNotTrusted]);
+    assert!(
+        f.violations[0]
+            .message
+            .contains("admits `system:serviceaccount:kube-system:external-dns`"),
+        "{f:?}"
+    );
+}
+
+#[test]
+fn static_trust_policies_win_over_iam() {
+    let extra = format!(
+        "  trustPolicies:\n    {ROLE}: '{}'\n",
+        web_identity_policy("system:serviceaccount:external-dns:external-dns")
+    );
+    let f = run(
+        &rules(&extra),
+        &facts_with_role(Lookup::Unavailable("timed out".into())),
+    );
+    assert!(f.violations.is_empty() && f.warnings.is_empty(), "{f:?}");
+}
+
+#[test]
+fn unavailable_gives_the_unknown_role_verdict_saying_why() {
+    let facts = facts_with_role(Lookup::Unavailable("IAM did not answer within 1s".into()));
+    let f = run(&rules(""), &facts);
+    assert!(f.violations.is_empty());
+    assert!(
+        f.warnings[0].contains("cannot verify: zoneguard could not read the role from IAM (IAM did not answer within 1s)"),
+        "{f:?}"
+    );
+    let f = run(&rules("  unknownRole: deny\n"), &facts);
+    assert_eq!(reasons(&f), [Reason::RoleUnknown]);
+    let f = run(&rules("  unknownRole: allow\n"), &facts);
+    assert!(f.violations.is_empty() && f.warnings.is_empty());
+}
+
+#[test]
+fn iam_mode_without_facts_says_iam_was_not_read() {
+    let f = check(&rules(""), "external-dns", "external-dns", &sa(ROLE));
+    assert!(f.warnings[0].contains("without reading IAM"), "{f:?}");
+}
+
+#[test]
+fn a_missing_role_is_denied() {
+    let f = run(
+        &rules(""),
+        &facts_with_role(Lookup::NotFound("no such role".into())),
+    );
+    assert_eq!(reasons(&f), [Reason::RoleUnknown]);
+    assert!(
+        f.violations[0]
+            .message
+            .contains("role external-dns does not exist in account 111122223333"),
+        "{f:?}"
+    );
+}
+
+#[test]
+fn an_arn_differing_in_path_or_case_is_reported_as_such() {
+    let rows = [
+        ("arn:aws:iam::111122223333:role/team/external-dns", "path"),
+        ("arn:aws:iam::111122223333:role/External-DNS", "letter case"),
+        (
+            "arn:aws:iam::111122223333:role/Team/External-DNS",
+            "path and letter case",
+        ),
+    ];
+    for (iam_arn, what) in rows {
+        let f = run(&rules(""), &facts_with_role(trusting_role(iam_arn)));
+        assert_eq!(reasons(&f), [Reason::RoleArnInvalid], "{iam_arn}");
+        let m = &f.violations[0].message;
+        assert!(
+            m.contains(&format!("differs only in its {what},")) && m.contains(iam_arn),
+            "{m}"
+        );
+    }
+    let f = run(&rules(""), &facts_with_role(trusting_role(ROLE)));
+    assert!(f.violations.is_empty(), "{f:?}");
+}
+
+fn with_provider(lookup: Lookup<OidcProvider>) -> Facts {
+    let mut facts = facts_with_role(trusting_role(ROLE));
+    facts.insert_provider(PROVIDER, lookup);
+    facts
+}
+
+#[test]
+fn the_provider_check_names_the_fix() {
+    let r = rules("  checkProvider: true\n");
+    let ok = OidcProvider {
+        client_ids: vec!["sts.amazonaws.com".into()],
+    };
+    assert!(run(&r, &with_provider(Lookup::Found(ok)))
+        .violations
+        .is_empty());
+    let f = run(&r, &with_provider(Lookup::NotFound("missing".into())));
+    assert_eq!(reasons(&f), [Reason::RoleNotTrusted]);
+    assert!(
+        f.violations[0].message.contains("has no IAM OIDC provider")
+            && f.violations[0]
+                .message
+                .contains("associate-iam-oidc-provider"),
+        "{f:?}"
+    );
+    let other = OidcProvider {
+        client_ids: vec!["other".into()],
+    };
+    let f = run(&r, &with_provider(Lookup::Found(other)));
+    assert!(
+        f.violations[0].message.contains(
+            "does not list the audience `sts.amazonaws.com` among its client IDs (it lists other)"
+        ) && f.violations[0]
+            .message
+            .contains("add-client-id-to-open-id-connect-provider"),
+        "{f:?}"
+    );
+    let f = run(&r, &with_provider(Lookup::Unavailable("throttled".into())));
+    assert!(
+        f.warnings[0].contains("cannot verify the OIDC provider"),
+        "{f:?}"
+    );
+    let f = run(&rules(""), &with_provider(Lookup::NotFound("x".into())));
+    assert!(f.violations.is_empty(), "checkProvider is off: {f:?}");
+}
+
+fn chain_facts(target_trusts: &str, permission: Option<serde_json::Value>) -> Facts {
+    let mut facts = facts_with_role(trusting_role(ROLE));
+    let trust = json!({"Version": "2012-10-17", "Statement": {"Effect": "Allow",
+        "Principal": {"AWS": target_trusts}, "Action": "sts:AssumeRole"}});
+    facts.insert_role(
+        &arn(TARGET),
+        Lookup::Found(IamRole::from_get_role(TARGET, &trust.to_string())),
+    );
+    let policies = permission
+        .into_iter()
+        .map(|p| NamedPolicy {
+            name: "inline policy assume-dns".into(),
+            document: PermissionPolicy::from_value(&p),
+        })
+        .collect();
+    facts.insert_permissions(&arn(ROLE), Lookup::Found(policies));
+    facts
+}
+
+fn allow_assume(resource: &str) -> Option<serde_json::Value> {
+    Some(
+        json!({"Version": "2012-10-17", "Statement": {"Effect": "Allow", "Action": "sts:AssumeRole", "Resource": resource}}),
+    )
+}
+
+#[test]
+fn a_whole_chain_is_admitted() {
+    let f = run(&chain_rules(""), &chain_facts(ROLE, allow_assume(TARGET)));
+    assert!(f.violations.is_empty() && f.warnings.is_empty(), "{f:?}");
+    let f = run(
+        &chain_rules(""),
+        &chain_facts("111122223333", allow_assume("*")),
+    );
+    assert!(f.violations.is_empty() && f.warnings.is_empty(), "{f:?}");
+}
+
+#[test]
+fn a_chain_broken_on_the_target_side_is_denied_naming_the_side_and_statement() {
+    let f = run(
+        &chain_rules(""),
+        &chain_facts("arn:aws:iam::111122223333:role/other", allow_assume(TARGET)),
+    );
+    assert_eq!(reasons(&f), [Reason::RoleNotTrusted]);
+    let m = &f.violations[0].message;
+    assert!(m.contains("broken on the target side"), "{m}");
+    assert!(
+        m.contains(r#"{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::111122223333:role/external-dns"},"Action":"sts:AssumeRole"}"#),
+        "{m}"
+    );
+}
+
+#[test]
+fn a_chain_broken_on_the_irsa_side_is_denied_naming_the_side_and_statement() {
+    let f = run(
+        &chain_rules(""),
+        &chain_facts(ROLE, allow_assume("arn:aws:iam::444455556666:role/other")),
+    );
+    assert_eq!(reasons(&f), [Reason::RoleNotTrusted]);
+    let m = &f.violations[0].message;
+    assert!(m.contains("broken on the IRSA role's side"), "{m}");
+    assert!(m.contains("(it has inline policy assume-dns)"), "{m}");
+    assert!(
+        m.contains(r#"{"Effect":"Allow","Action":"sts:AssumeRole","Resource":"arn:aws:iam::444455556666:role/dns"}"#),
+        "{m}"
+    );
+    let f = run(&chain_rules(""), &chain_facts(ROLE, None));
+    assert!(
+        f.violations[0]
+            .message
+            .contains("it has no permission policies"),
+        "{f:?}"
+    );
+}
+
+#[test]
+fn chain_lookups_that_fail_are_cannot_verify() {
+    let mut facts = chain_facts(ROLE, allow_assume(TARGET));
+    facts.insert_role(
+        &arn(TARGET),
+        Lookup::Unavailable(
+            "no reader role for account 444455556666 in irsa.accountReaders".into(),
+        ),
+    );
+    facts.insert_permissions(&arn(ROLE), Lookup::Unavailable("throttled".into()));
+    let f = run(&chain_rules(""), &facts);
+    assert!(f.violations.is_empty(), "{f:?}");
+    assert_eq!(f.warnings.len(), 2, "{f:?}");
+    assert!(
+        f.warnings[0]
+            .contains("target side: zoneguard could not read the role from IAM (no reader role"),
+        "{f:?}"
+    );
+    assert!(
+        f.warnings[1].contains("IRSA role side: zoneguard could not read the permission policies"),
+        "{f:?}"
+    );
+    facts.insert_role(&arn(TARGET), Lookup::NotFound("x".into()));
+    let f = run(&chain_rules(""), &facts);
+    assert!(
+        f.violations[0]
+            .message
+            .contains("role dns does not exist in account 444455556666"),
+        "{f:?}"
+    );
+}
+
+#[test]
+fn chains_apply_only_to_their_service_account() {
+    let facts = chain_facts("arn:aws:iam::111122223333:role/other", None);
+    let f = check_with(
+        &chain_rules(""),
+        "default",
+        "external-dns",
+        &sa(ROLE),
+        &facts,
+    );
+    assert!(
+        f.violations
+            .iter()
+            .all(|v| !v.message.contains("role chain")),
+        "{f:?}"
+    );
+}

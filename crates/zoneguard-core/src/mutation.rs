@@ -1,0 +1,124 @@
+//! The patch plan (SPEC §3): annotations that inject rules add when an object lacks them.
+
+use crate::rules::{InjectRule, RuleSet};
+use serde_json::{json, Map, Value};
+
+/// One annotation to add, and the rule that asks for it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Injection {
+    /// Index of the rule in the combined `inject` list.
+    pub rule: usize,
+    pub key: String,
+    pub value: String,
+}
+
+/// Checks a template: only `{name}` and `{namespace}` placeholders.
+pub fn check_template(template: &str) -> Result<(), String> {
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        let after = &rest[open + 1..];
+        let Some(close) = after.find('}') else {
+            return Err(format!("{template:?} has a '{{' without a closing '}}'"));
+        };
+        let placeholder = &after[..close];
+        if placeholder != "name" && placeholder != "namespace" {
+            return Err(format!("{template:?} uses {{{placeholder}}}; the placeholders are {{name}} and {{namespace}}"));
+        }
+        rest = &after[close + 1..];
+    }
+    Ok(())
+}
+
+fn render(template: &str, name: &str, namespace: &str) -> String {
+    template
+        .replace("{name}", name)
+        .replace("{namespace}", namespace)
+}
+
+fn applies(rule: &InjectRule, kind: &str, namespace: &str, object: &Value) -> bool {
+    let kind_ok = if rule.kinds.is_empty() {
+        crate::rules::INJECT_KINDS.contains(&kind)
+    } else {
+        rule.kinds.iter().any(|k| k == kind)
+    };
+    let ns_ok = rule.namespaces.is_empty() || rule.namespaces.iter().any(|n| n == namespace);
+    let type_ok = kind != "Service" || rule.service_types.is_empty() || {
+        let ty = object
+            .pointer("/spec/type")
+            .and_then(Value::as_str)
+            .unwrap_or("ClusterIP");
+        rule.service_types.iter().any(|t| t == ty)
+    };
+    kind_ok && ns_ok && type_ok
+}
+
+/// The annotations to add, in rule order; an annotation the object has, or an earlier rule
+/// adds, is never touched. Templates using `{name}` are skipped while the name is unknown.
+pub fn plan(
+    rules: &RuleSet,
+    kind: &str,
+    namespace: &str,
+    name: &str,
+    object: &Value,
+) -> Vec<Injection> {
+    let existing = object
+        .pointer("/metadata/annotations")
+        .and_then(Value::as_object);
+    let mut out: Vec<Injection> = Vec::new();
+    for rule in rules
+        .inject
+        .iter()
+        .filter(|r| applies(r, kind, namespace, object))
+    {
+        for (key, template) in &rule.annotations {
+            let present =
+                existing.is_some_and(|a| a.contains_key(key)) || out.iter().any(|i| &i.key == key);
+            if present || (name.is_empty() && template.contains("{name}")) {
+                continue;
+            }
+            out.push(Injection {
+                rule: rule.index,
+                key: key.clone(),
+                value: render(template, name, namespace),
+            });
+        }
+    }
+    out
+}
+
+/// RFC 6902 escaping of one JSON Pointer token.
+pub fn escape(token: &str) -> String {
+    token.replace('~', "~0").replace('/', "~1")
+}
+
+/// The JSON Patch that adds `injections` to `object` (creating `metadata.annotations` if needed).
+pub fn to_patch(object: &Value, injections: &[Injection]) -> Vec<Value> {
+    if injections.is_empty() {
+        return Vec::new();
+    }
+    let annotations = object.pointer("/metadata/annotations");
+    if annotations.is_some_and(Value::is_object) {
+        return injections
+            .iter()
+            .map(|i| json!({"op": "add", "path": format!("/metadata/annotations/{}", escape(&i.key)), "value": i.value}))
+            .collect();
+    }
+    let map: Map<String, Value> = injections
+        .iter()
+        .map(|i| (i.key.clone(), Value::String(i.value.clone())))
+        .collect();
+    if object.get("metadata").is_some_and(Value::is_object) {
+        vec![json!({"op": "add", "path": "/metadata/annotations", "value": map})]
+    } else {
+        vec![json!({"op": "add", "path": "/metadata", "value": {"annotations": map}})]
+    }
+}
+
+/// `object` with the patch applied.
+pub fn apply(object: &Value, patch: &[Value]) -> Result<Value, String> {
+    let ops: json_patch::Patch =
+        serde_json::from_value(Value::Array(patch.to_vec())).map_err(|e| e.to_string())?;
+    let mut out = object.clone();
+    json_patch::patch(&mut out, &ops).map_err(|e| e.to_string())?;
+    Ok(out)
+}

@@ -1,0 +1,330 @@
+//! Checks a rules document and compiles it into a `RuleSet`.
+
+use super::document::{InjectDoc, IrsaDoc, NamespaceDoc, RulesDoc};
+use super::locate::line_of;
+use super::path::KeyPath;
+use super::{InjectRule, Irsa, RuleSet, RuleSource, RulesError, SourceFlags, TxtRegistry};
+use crate::arn::RoleArn;
+use crate::filter::{DomainFilter, FilterError, FilterSpec};
+use crate::trust::TrustPolicy;
+use std::collections::BTreeMap;
+
+/// A problem at a key path, before it is tied to a source and a line.
+#[derive(Debug)]
+pub struct CompileError {
+    pub path: KeyPath,
+    pub message: String,
+}
+
+impl CompileError {
+    pub(super) fn new(path: KeyPath, message: impl Into<String>) -> Self {
+        Self {
+            path,
+            message: message.into(),
+        }
+    }
+
+    /// Ties the error to the source it came from.
+    pub fn at(self, source: &RuleSource<'_>) -> RulesError {
+        RulesError {
+            source_name: source.name.to_string(),
+            line: if source.text.is_empty() {
+                0
+            } else {
+                line_of(source.text, &self.path)
+            },
+            key: self.path.to_string(),
+            message: self.message,
+        }
+    }
+}
+
+/// The kinds an `inject` rule may name.
+pub const INJECT_KINDS: [&str; 8] = [
+    "Ingress",
+    "Service",
+    "Gateway",
+    "HTTPRoute",
+    "GRPCRoute",
+    "TLSRoute",
+    "TCPRoute",
+    "UDPRoute",
+];
+const SERVICE_TYPES: [&str; 4] = ["ClusterIP", "NodePort", "LoadBalancer", "ExternalName"];
+
+pub fn compile(doc: &RulesDoc) -> Result<RuleSet, Vec<CompileError>> {
+    let mut errors = Vec::new();
+    let root = KeyPath::root();
+    check_prefix(doc.annotation_prefix.as_deref(), &mut errors);
+    let cluster = filter(&root, cluster_spec(doc), &mut errors);
+    let namespaces = namespaces(&doc.namespaces, &mut errors);
+    let inject = doc
+        .inject
+        .iter()
+        .enumerate()
+        .map(|(i, d)| inject_rule(i, d, &mut errors))
+        .collect();
+    let irsa = irsa(&doc.irsa, &mut errors);
+    for (i, ns) in doc.exempt_namespaces.iter().enumerate() {
+        check_namespace_name(ns, root.key("exemptNamespaces").index(i), &mut errors);
+    }
+    let Some(cluster) = cluster.filter(|_| errors.is_empty()) else {
+        return Err(errors);
+    };
+    Ok(RuleSet {
+        annotation_prefix: doc.annotation_prefix.clone(),
+        cluster,
+        namespaces,
+        sources: sources(doc),
+        registry: TxtRegistry {
+            prefix: doc.registry.txt_prefix.clone().unwrap_or_default(),
+            suffix: doc.registry.txt_suffix.clone().unwrap_or_default(),
+            wildcard_replacement: doc
+                .registry
+                .txt_wildcard_replacement
+                .clone()
+                .unwrap_or_default(),
+        },
+        inject,
+        irsa,
+        enforcement: doc.enforcement.unwrap_or_default(),
+        exempt_namespaces: doc.exempt_namespaces.iter().cloned().collect(),
+    })
+}
+
+fn sources(doc: &RulesDoc) -> SourceFlags {
+    let s = &doc.sources;
+    SourceFlags {
+        ignore_hostname_annotation: s.ignore_hostname_annotation.unwrap_or(false),
+        ignore_ingress_tls_spec: s.ignore_ingress_tls_spec.unwrap_or(false),
+        ignore_ingress_rules_spec: s.ignore_ingress_rules_spec.unwrap_or(false),
+        publish_internal_services: s.publish_internal_services.unwrap_or(false),
+    }
+}
+
+fn check_prefix(prefix: Option<&str>, errors: &mut Vec<CompileError>) {
+    let Some(prefix) = prefix else { return };
+    let path = KeyPath::root().key("annotationPrefix");
+    let name = prefix.strip_suffix('/').unwrap_or("");
+    let valid = !name.is_empty()
+        && name.len() <= 253
+        && name
+            .split('.')
+            .all(|l| !l.is_empty() && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'));
+    if !valid {
+        errors.push(CompileError::new(
+            path,
+            format!("{prefix:?} is not an annotation prefix: write a DNS name ending in \"/\", as external-dns's --annotation-prefix (e.g. \"external-dns.alpha.kubernetes.io/\")"),
+        ));
+    }
+}
+
+fn cluster_spec(doc: &RulesDoc) -> FilterSpec {
+    FilterSpec {
+        include: doc.domain_filters.clone(),
+        exclude: doc.exclude_domains.clone(),
+        regex_include: doc.regex_domain_filter.clone().unwrap_or_default(),
+        regex_exclude: doc.regex_domain_exclusion.clone().unwrap_or_default(),
+    }
+}
+
+fn namespace_spec(doc: &NamespaceDoc) -> FilterSpec {
+    FilterSpec {
+        include: doc.domain_filters.clone(),
+        exclude: doc.exclude_domains.clone(),
+        regex_include: doc.regex_domain_filter.clone().unwrap_or_default(),
+        regex_exclude: doc.regex_domain_exclusion.clone().unwrap_or_default(),
+    }
+}
+
+fn filter(
+    base: &KeyPath,
+    spec: FilterSpec,
+    errors: &mut Vec<CompileError>,
+) -> Option<DomainFilter> {
+    match DomainFilter::new(&spec) {
+        Ok(f) => Some(f),
+        Err(FilterError::BadRegex {
+            field,
+            pattern,
+            message,
+        }) => {
+            errors.push(CompileError::new(
+                base.key(field),
+                format!("{pattern:?} is not a valid regular expression: {message}"),
+            ));
+            None
+        }
+    }
+}
+
+fn namespaces(
+    docs: &BTreeMap<String, NamespaceDoc>,
+    errors: &mut Vec<CompileError>,
+) -> BTreeMap<String, DomainFilter> {
+    let mut out = BTreeMap::new();
+    for (ns, doc) in docs {
+        let base = KeyPath::root().key("namespaces").key(ns);
+        check_namespace_name(ns, base.clone(), errors);
+        if let Some(f) = filter(&base, namespace_spec(doc), errors) {
+            out.insert(ns.clone(), f);
+        }
+    }
+    out
+}
+
+fn check_namespace_name(ns: &str, path: KeyPath, errors: &mut Vec<CompileError>) {
+    let ok = !ns.is_empty()
+        && ns.len() <= 63
+        && ns
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        && !ns.starts_with('-')
+        && !ns.ends_with('-');
+    if !ok {
+        errors.push(CompileError::new(
+            path,
+            format!(
+                "{ns:?} is not a namespace name (lower-case letters, digits and '-', at most 63)"
+            ),
+        ));
+    }
+}
+
+fn inject_rule(index: usize, doc: &InjectDoc, errors: &mut Vec<CompileError>) -> InjectRule {
+    let base = KeyPath::root().key("inject").index(index);
+    for (i, kind) in doc.kinds.iter().enumerate() {
+        if !INJECT_KINDS.contains(&kind.as_str()) {
+            errors.push(CompileError::new(
+                base.key("kinds").index(i),
+                format!(
+                    "{kind:?} is not a kind zoneguard injects into; use one of {}",
+                    INJECT_KINDS.join(", ")
+                ),
+            ));
+        }
+    }
+    for (i, ty) in doc.service_types.iter().enumerate() {
+        if !SERVICE_TYPES.contains(&ty.as_str()) {
+            errors.push(CompileError::new(
+                base.key("serviceTypes").index(i),
+                format!(
+                    "{ty:?} is not a Service type; use one of {}",
+                    SERVICE_TYPES.join(", ")
+                ),
+            ));
+        }
+    }
+    for (i, ns) in doc.namespaces.iter().enumerate() {
+        check_namespace_name(ns, base.key("namespaces").index(i), errors);
+    }
+    if doc.annotations.is_empty() {
+        errors.push(CompileError::new(
+            base.key("annotations"),
+            "an inject rule needs at least one annotation",
+        ));
+    }
+    for (key, template) in &doc.annotations {
+        let path = base.key("annotations").key(key);
+        if let Err(why) = check_annotation_key(key) {
+            errors.push(CompileError::new(path.clone(), why));
+        }
+        if let Err(why) = crate::mutation::check_template(template) {
+            errors.push(CompileError::new(path, why));
+        }
+    }
+    InjectRule {
+        index,
+        kinds: doc.kinds.clone(),
+        service_types: doc.service_types.clone(),
+        namespaces: doc.namespaces.clone(),
+        annotations: doc.annotations.clone(),
+    }
+}
+
+/// Kubernetes annotation key syntax: optional DNS-subdomain prefix and `/`, then a name.
+fn check_annotation_key(key: &str) -> Result<(), String> {
+    let (prefix, name) = key.rsplit_once('/').map_or(("", key), |(p, n)| (p, n));
+    let name_ok = !name.is_empty()
+        && name.len() <= 63
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        && name.starts_with(|c: char| c.is_ascii_alphanumeric())
+        && name.ends_with(|c: char| c.is_ascii_alphanumeric());
+    let prefix_ok = !key.contains('/')
+        || (!prefix.is_empty()
+            && prefix.len() <= 253
+            && prefix.split('.').all(|l| {
+                !l.is_empty()
+                    && l.chars()
+                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+            }));
+    if name_ok && prefix_ok {
+        Ok(())
+    } else {
+        Err(format!("{key:?} is not a valid annotation key (an optional DNS-name prefix and '/', then up to 63 letters, digits, '-', '_' or '.')"))
+    }
+}
+
+fn irsa(doc: &IrsaDoc, errors: &mut Vec<CompileError>) -> Irsa {
+    let base = KeyPath::root().key("irsa");
+    for (i, account) in doc.accounts.iter().enumerate() {
+        if account.len() != 12 || !account.chars().all(|c| c.is_ascii_digit()) {
+            errors.push(CompileError::new(base.key("accounts").index(i), format!("{account:?} is not an AWS account id (12 digits; quote it in YAML so leading zeros survive)")));
+        }
+    }
+    let issuer = doc.issuer.as_deref().map(normalize_issuer);
+    if let Some(issuer) = &issuer {
+        if issuer.is_empty() || issuer.contains(char::is_whitespace) {
+            errors.push(CompileError::new(base.key("issuer"), "the OIDC issuer must be a host and path such as oidc.eks.<region>.amazonaws.com/id/<ID>"));
+        }
+    }
+    let mut trust_policies = std::collections::HashMap::new();
+    for (arn, value) in &doc.trust_policies {
+        let path = base.key("trustPolicies").key(arn);
+        let role = match RoleArn::parse(arn) {
+            Ok(role) => role,
+            Err(e) => {
+                errors.push(CompileError::new(
+                    path,
+                    format!("the key is not a role ARN: {e}"),
+                ));
+                continue;
+            }
+        };
+        let policy = match value {
+            serde_json::Value::String(text) => TrustPolicy::from_document(text),
+            other => TrustPolicy::from_value(other),
+        };
+        match policy {
+            Ok(p) => {
+                trust_policies.insert(role.to_string(), p);
+            }
+            Err(e) => errors.push(CompileError::new(
+                path,
+                format!("not a valid trust policy: {e}"),
+            )),
+        }
+    }
+    let mut irsa = Irsa {
+        issuer,
+        audience: doc
+            .audience
+            .clone()
+            .unwrap_or_else(|| "sts.amazonaws.com".to_string()),
+        accounts: doc.accounts.iter().cloned().collect(),
+        unknown_role: doc.unknown_role.unwrap_or_default(),
+        trust_policies,
+        ..Irsa::default()
+    };
+    super::iam::compile_iam(doc, &mut irsa, errors);
+    irsa
+}
+
+/// `https://oidc…/id/X/` → `oidc…/id/X`.
+fn normalize_issuer(issuer: &str) -> String {
+    let s = issuer.trim();
+    let s = s.strip_prefix("https://").unwrap_or(s);
+    s.trim_end_matches('/').to_string()
+}

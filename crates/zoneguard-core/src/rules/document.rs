@@ -1,0 +1,170 @@
+//! The rules document as written by platform teams (SPEC §5), before checks and compilation.
+
+use serde::{Deserialize, Deserializer};
+use std::collections::BTreeMap;
+
+/// Accepts `key:` with no value (YAML null) as the type's default.
+fn null_as_default<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Default + Deserialize<'de>,
+{
+    Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
+}
+
+/// One rules document.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RulesDoc {
+    pub annotation_prefix: Option<String>,
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub domain_filters: Vec<String>,
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub exclude_domains: Vec<String>,
+    pub regex_domain_filter: Option<String>,
+    pub regex_domain_exclusion: Option<String>,
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub sources: SourcesDoc,
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub registry: RegistryDoc,
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub namespaces: BTreeMap<String, NamespaceDoc>,
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub inject: Vec<InjectDoc>,
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub irsa: IrsaDoc,
+    pub enforcement: Option<Enforcement>,
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub exempt_namespaces: Vec<String>,
+}
+
+/// external-dns flags that change which hostnames count.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct SourcesDoc {
+    pub ignore_hostname_annotation: Option<bool>,
+    #[serde(rename = "ignoreIngressTLSSpec")]
+    pub ignore_ingress_tls_spec: Option<bool>,
+    pub ignore_ingress_rules_spec: Option<bool>,
+    pub publish_internal_services: Option<bool>,
+}
+
+/// external-dns TXT registry flags.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RegistryDoc {
+    pub txt_prefix: Option<String>,
+    pub txt_suffix: Option<String>,
+    pub txt_wildcard_replacement: Option<String>,
+}
+
+/// A namespace's own filters (delegation).
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct NamespaceDoc {
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub domain_filters: Vec<String>,
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub exclude_domains: Vec<String>,
+    pub regex_domain_filter: Option<String>,
+    pub regex_domain_exclusion: Option<String>,
+}
+
+/// Annotations to add when missing.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct InjectDoc {
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub kinds: Vec<String>,
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub service_types: Vec<String>,
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub namespaces: Vec<String>,
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub annotations: BTreeMap<String, String>,
+}
+
+/// IRSA settings.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct IrsaDoc {
+    pub issuer: Option<String>,
+    pub audience: Option<String>,
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub accounts: Vec<String>,
+    pub unknown_role: Option<UnknownRole>,
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub trust_policies: BTreeMap<String, serde_json::Value>,
+    /// Where trust policies come from: the rules only, or live IAM as well.
+    pub source: Option<IrsaSource>,
+    /// Account id -> reader role ARN assumed there before reading roles.
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub account_readers: BTreeMap<String, String>,
+    /// Role chains: a ServiceAccount's IRSA role assumes another role.
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub chains: Vec<ChainDoc>,
+    /// Check the OIDC provider and its client IDs (live IAM only).
+    pub check_provider: Option<bool>,
+    /// How long an IAM answer is reused, e.g. `5m`.
+    #[serde(rename = "cacheTTL")]
+    pub cache_ttl: Option<String>,
+    /// How long "not found" and "cannot verify" answers are reused, e.g. `30s`.
+    #[serde(rename = "negativeCacheTTL")]
+    pub negative_cache_ttl: Option<String>,
+    /// Time limit of one IAM or STS call, e.g. `1s`.
+    pub call_timeout: Option<String>,
+}
+
+/// One role chain (`irsa.chains[]`).
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ChainDoc {
+    /// `namespace/name`.
+    pub service_account: String,
+    /// The role ARN the ServiceAccount's IRSA role assumes.
+    pub assumes: String,
+}
+
+/// Where trust policies come from.
+#[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum IrsaSource {
+    /// Only `irsa.trustPolicies` in the rules.
+    #[default]
+    Static,
+    /// Live IAM (`GetRole` and friends); `irsa.trustPolicies` still win for the roles they list.
+    Iam,
+}
+
+/// What a violation does to the request.
+#[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Enforcement {
+    /// Refuse the request.
+    #[default]
+    Deny,
+    /// Admit it, with the violations as warnings kubectl prints.
+    Warn,
+    /// Admit it silently; the violations are only logged and counted.
+    Audit,
+}
+
+/// The verdict for a role whose trust policy is unknown.
+#[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum UnknownRole {
+    Deny,
+    #[default]
+    Warn,
+    Allow,
+}
+
+impl Enforcement {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Enforcement::Deny => "deny",
+            Enforcement::Warn => "warn",
+            Enforcement::Audit => "audit",
+        }
+    }
+}

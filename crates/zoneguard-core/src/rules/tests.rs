@@ -1,0 +1,394 @@
+//! Table-driven tests of parsing, checking and combining rules documents.
+
+use super::*;
+
+fn errors_of(text: &str) -> Vec<RulesError> {
+    RuleSet::parse("rules.yaml", text).err().unwrap_or_default()
+}
+
+fn one_error(text: &str) -> RulesError {
+    let errors = errors_of(text);
+    assert_eq!(
+        errors.len(),
+        1,
+        "expected one error for {text:?}, got {errors:?}"
+    );
+    errors.into_iter().next().unwrap_or_else(|| unreachable!())
+}
+
+#[test]
+fn an_empty_document_is_a_valid_rule_set_that_filters_nothing() {
+    for text in ["", "---\n", "{}", "# only a comment\n"] {
+        let rules = RuleSet::parse("r", text).unwrap_or_else(|e| panic!("{text:?}: {e:?}"));
+        assert!(rules.cluster.matches("anything.example.org"));
+        assert_eq!(rules.enforcement, Enforcement::Deny);
+    }
+}
+
+#[test]
+fn the_reference_shape_of_the_spec_parses() {
+    let rules = RuleSet::parse("r", include_str!("../../../../examples/rules.yaml"))
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    assert!(rules.cluster.matches("shop.example.com"));
+    assert!(!rules.cluster.matches("shop.internal.example.com"));
+    assert!(rules.namespaces.contains_key("team-a"));
+    assert_eq!(rules.inject.len(), 1);
+    assert_eq!(rules.irsa.trust_policies.len(), 1);
+}
+
+#[test]
+fn json_documents_parse_like_yaml() {
+    let rules = RuleSet::parse(
+        "r.json",
+        r#"{"domainFilters": ["example.com"], "enforcement": "warn"}"#,
+    )
+    .unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(rules.enforcement, Enforcement::Warn);
+}
+
+#[test]
+fn errors_name_the_key_and_the_line() {
+    let table: [(&str, &str, usize, &str); 8] = [
+        (
+            "domainFilters: [a.com]\nfoo: 1\n",
+            "foo",
+            2,
+            "unknown field",
+        ),
+        (
+            "irsa:\n  issuer: x\n  bogus: 1\n",
+            "irsa.bogus",
+            3,
+            "unknown field `bogus`",
+        ),
+        (
+            "domainFilters: a.com\n",
+            "domainFilters",
+            1,
+            "expected a sequence",
+        ),
+        (
+            "regexDomainFilter: '(unclosed'\n",
+            "regexDomainFilter",
+            1,
+            "not a valid regular expression",
+        ),
+        (
+            "namespaces:\n  team-a:\n    regexDomainExclusion: '['\n",
+            r#"namespaces.team-a.regexDomainExclusion"#,
+            3,
+            "regular expression",
+        ),
+        (
+            "irsa:\n  trustPolicies:\n    arn:aws:iam::1:role/x: {}\n",
+            r#"irsa.trustPolicies["arn:aws:iam::1:role/x"]"#,
+            3,
+            "not a role ARN",
+        ),
+        (
+            "irsa:\n  accounts: [12345]\n",
+            "irsa.accounts[0]",
+            2,
+            "12 digits",
+        ),
+        ("enforcement: block\n", "enforcement", 1, "unknown variant"),
+    ];
+    for (text, key, line, needle) in table {
+        let e = one_error(text);
+        assert_eq!((e.key.as_str(), e.line), (key, line), "{text:?}: {e}");
+        assert!(e.message.contains(needle), "{text:?}: {e}");
+    }
+}
+
+#[test]
+fn a_malformed_trust_policy_is_refused_with_its_arn() {
+    let text =
+        "irsa:\n  trustPolicies:\n    arn:aws:iam::111122223333:role/x: '{\"Statement\": 5'\n";
+    let e = one_error(text);
+    assert!(e.key.contains("arn:aws:iam::111122223333:role/x"), "{e}");
+    assert!(e.message.contains("not a valid trust policy"), "{e}");
+}
+
+#[test]
+fn inject_rules_are_checked() {
+    let table = [
+        (
+            "inject:\n- kinds: [Deployment]\n  annotations: {a/b: c}\n",
+            "inject[0].kinds[0]",
+        ),
+        (
+            "inject:\n- serviceTypes: [Balancer]\n  annotations: {a/b: c}\n",
+            "inject[0].serviceTypes[0]",
+        ),
+        (
+            "inject:\n- annotations: {a/b: '{cluster}.example.com'}\n",
+            r#"inject[0].annotations["a/b"]"#,
+        ),
+        (
+            "inject:\n- annotations: {'bad key!': x}\n",
+            r#"inject[0].annotations["bad key!"]"#,
+        ),
+        ("inject:\n- kinds: [Service]\n", "inject[0].annotations"),
+    ];
+    for (text, key) in table {
+        assert_eq!(one_error(text).key, key, "{text}");
+    }
+}
+
+#[test]
+fn a_yaml_bomb_is_refused_not_expanded() {
+    let mut text = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+    for i in 1..10 {
+        let p = i - 1;
+        text.push_str(&format!(
+            "a{i}: &a{i} [*a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}]\n"
+        ));
+    }
+    text.push_str("domainFilters: *a9\n");
+    assert!(!errors_of(&text).is_empty());
+}
+
+#[test]
+fn several_sources_union_their_lists() {
+    let a = RuleSource {
+        name: "ConfigMap zoneguard/a",
+        text: "domainFilters: [a.com]\nnamespaces: {team-a: {domainFilters: [team-a.a.com]}}\n",
+    };
+    let b = RuleSource {
+        name: "ConfigMap zoneguard/b",
+        text:
+            "domainFilters: [b.com, a.com]\nnamespaces: {team-a: {domainFilters: [team-a.b.com]}}\n",
+    };
+    let rules = RuleSet::from_sources(&[a, b]).unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(rules.cluster.spec().include, ["a.com", "b.com"]);
+    assert!(rules.namespaces["team-a"].matches("x.team-a.b.com"));
+}
+
+#[test]
+fn two_sources_that_disagree_on_a_setting_are_a_conflict_naming_both() {
+    let a = RuleSource {
+        name: "ConfigMap zoneguard/a",
+        text: "enforcement: deny\n",
+    };
+    let b = RuleSource {
+        name: "ConfigMap zoneguard/b",
+        text: "domainFilters: [x.com]\nenforcement: warn\n",
+    };
+    let errors = RuleSet::from_sources(&[a, b]).err().unwrap_or_default();
+    assert_eq!(errors.len(), 1);
+    let e = &errors[0];
+    assert_eq!(
+        (e.source_name.as_str(), e.line, e.key.as_str()),
+        ("ConfigMap zoneguard/b", 2, "enforcement")
+    );
+    assert!(e.message.contains("ConfigMap zoneguard/a"), "{e}");
+}
+
+#[test]
+fn the_same_trust_policy_twice_is_no_conflict_but_a_different_one_is() {
+    let p1 = "irsa: {trustPolicies: {'arn:aws:iam::111122223333:role/x': {Version: '2012-10-17', Statement: []}}}\n";
+    let p2 = "irsa: {trustPolicies: {'arn:aws:iam::111122223333:role/x': {Version: '2008-10-17', Statement: []}}}\n";
+    let same = [
+        RuleSource {
+            name: "a",
+            text: p1,
+        },
+        RuleSource {
+            name: "b",
+            text: p1,
+        },
+    ];
+    assert!(RuleSet::from_sources(&same).is_ok());
+    let differ = [
+        RuleSource {
+            name: "a",
+            text: p1,
+        },
+        RuleSource {
+            name: "b",
+            text: p2,
+        },
+    ];
+    assert!(RuleSet::from_sources(&differ).is_err());
+}
+
+mod never_panics {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn arbitrary_bytes_give_rules_or_errors(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
+            let text = String::from_utf8_lossy(&bytes);
+            let _ = RuleSet::parse("fuzz", &text);
+        }
+
+        #[test]
+        fn arbitrary_yaml_like_text_gives_rules_or_errors(text in "[a-zA-Z:\\[\\]{}\\-\\n ,'\"*&!|>.0-9]{0,200}") {
+            let _ = RuleSet::parse("fuzz", &text);
+        }
+    }
+}
+
+const IAM_RULES: &str = r#"
+irsa:
+  source: iam
+  checkProvider: true
+  cacheTTL: 2m
+  negativeCacheTTL: 10s
+  callTimeout: 800ms
+  accountReaders:
+    "444455556666": arn:aws:iam::444455556666:role/zoneguard-reader
+  chains:
+    - serviceAccount: external-dns/external-dns
+      assumes: arn:aws:iam::444455556666:role/external-dns-route53
+"#;
+
+#[test]
+fn iam_mode_keys_compile() {
+    let rules = RuleSet::parse("r", IAM_RULES).unwrap_or_else(|e| panic!("{e:?}"));
+    let irsa = &rules.irsa;
+    assert_eq!(irsa.source, IrsaSource::Iam);
+    assert!(irsa.check_provider);
+    assert_eq!(irsa.cache_ttl, Duration::from_secs(120));
+    assert_eq!(irsa.negative_cache_ttl, Duration::from_secs(10));
+    assert_eq!(irsa.call_timeout, Duration::from_millis(800));
+    assert_eq!(
+        irsa.account_readers["444455556666"].to_string(),
+        "arn:aws:iam::444455556666:role/zoneguard-reader"
+    );
+    let chains: Vec<&Chain> = irsa.chains_of("external-dns", "external-dns").collect();
+    assert_eq!(chains.len(), 1);
+    assert_eq!(chains[0].assumes.name, "external-dns-route53");
+    assert_eq!(irsa.chains_of("external-dns", "other").count(), 0);
+}
+
+#[test]
+fn iam_mode_defaults() {
+    let rules = RuleSet::parse("r", "").unwrap_or_else(|e| panic!("{e:?}"));
+    let irsa = &rules.irsa;
+    assert_eq!(irsa.source, IrsaSource::Static);
+    assert!(!irsa.check_provider);
+    assert_eq!(irsa.cache_ttl, Duration::from_secs(300));
+    assert_eq!(irsa.negative_cache_ttl, Duration::from_secs(30));
+    assert_eq!(irsa.call_timeout, Duration::from_secs(1));
+    assert!(irsa.account_readers.is_empty() && irsa.chains.is_empty());
+}
+
+#[test]
+fn iam_mode_errors_name_the_key_and_the_line() {
+    let table: [(&str, &str, usize, &str); 9] = [
+        ("irsa:\n  source: live\n", "irsa.source", 2, "unknown variant"),
+        (
+            "irsa:\n  accountReaders:\n    \"12\": arn:aws:iam::111122223333:role/r\n",
+            "irsa.accountReaders.12",
+            3,
+            "not an AWS account id",
+        ),
+        (
+            "irsa:\n  accountReaders:\n    \"111122223333\": arn:aws:iam::444455556666:role/r\n",
+            "irsa.accountReaders.111122223333",
+            3,
+            "is in account 444455556666, not 111122223333",
+        ),
+        (
+            "irsa:\n  accountReaders:\n    \"111122223333\": role/r\n",
+            "irsa.accountReaders.111122223333",
+            3,
+            "is not a role ARN",
+        ),
+        (
+            "irsa:\n  chains:\n    - serviceAccount: external-dns\n      assumes: arn:aws:iam::111122223333:role/r\n",
+            "irsa.chains[0].serviceAccount",
+            3,
+            "write \"<namespace>/<name>\"",
+        ),
+        (
+            "irsa:\n  chains:\n    - serviceAccount: a/b\n      assumes: r\n",
+            "irsa.chains[0].assumes",
+            4,
+            "is not a role ARN",
+        ),
+        ("irsa:\n  cacheTTL: 5\n", "irsa.cacheTTL", 2, "is not a duration"),
+        (
+            "irsa:\n  callTimeout: 1m\n",
+            "irsa.callTimeout",
+            2,
+            "longer than the maximum 10s",
+        ),
+        ("irsa:\n  callTimeout: 0s\n", "irsa.callTimeout", 2, "longer than 0s"),
+    ];
+    for (text, key, line, message) in table {
+        let e = one_error(text);
+        assert_eq!((e.key.as_str(), e.line), (key, line), "{text:?}: {e}");
+        assert!(e.message.contains(message), "{text:?}: {e}");
+    }
+    let e = one_error("irsa:\n  chains:\n    - serviceAccount: a/b\n      assume: x\n");
+    assert!(e.message.contains("unknown field"), "{e}");
+}
+
+#[test]
+fn iam_mode_keys_combine_lists_union_scalars_and_readers_agree() {
+    let chain = |sa: &str| {
+        format!("irsa: {{chains: [{{serviceAccount: {sa}, assumes: 'arn:aws:iam::111122223333:role/t'}}]}}\n")
+    };
+    let (a, b) = (chain("a/x"), chain("b/y"));
+    let both = [
+        RuleSource {
+            name: "a",
+            text: &a,
+        },
+        RuleSource {
+            name: "b",
+            text: &b,
+        },
+        RuleSource {
+            name: "c",
+            text: &a,
+        },
+    ];
+    let rules = RuleSet::from_sources(&both).unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(rules.irsa.chains.len(), 2);
+    let reader = |arn: &str| format!("irsa: {{accountReaders: {{'111122223333': '{arn}'}}}}\n");
+    let (r1, r2) = (
+        reader("arn:aws:iam::111122223333:role/r1"),
+        reader("arn:aws:iam::111122223333:role/r2"),
+    );
+    let same = [
+        RuleSource {
+            name: "a",
+            text: &r1,
+        },
+        RuleSource {
+            name: "b",
+            text: &r1,
+        },
+    ];
+    assert!(RuleSet::from_sources(&same).is_ok());
+    let differ = [
+        RuleSource {
+            name: "a",
+            text: &r1,
+        },
+        RuleSource {
+            name: "b",
+            text: &r2,
+        },
+    ];
+    let errors = RuleSet::from_sources(&differ).err().unwrap_or_default();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0].key, "irsa.accountReaders.111122223333");
+    let scalars = [
+        RuleSource {
+            name: "a",
+            text: "irsa: {source: iam, cacheTTL: 1m}\n",
+        },
+        RuleSource {
+            name: "b",
+            text: "irsa: {source: static, cacheTTL: 1m}\n",
+        },
+    ];
+    let errors = RuleSet::from_sources(&scalars).err().unwrap_or_default();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0].key, "irsa.source");
+}

@@ -1,0 +1,297 @@
+//! Which hostnames an object asks external-dns to publish, and from which fields (SPEC §2.1, §7.4).
+
+use crate::annotation::{self, HostnameSource};
+use crate::rules::RuleSet;
+use crate::verdict::{Reason, Violation};
+use serde_json::Value;
+
+/// The kinds zoneguard looks at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Ingress,
+    Service,
+    /// HTTPRoute, GRPCRoute, TLSRoute: `spec.hostnames` and the annotation.
+    RouteWithHostnames,
+    /// TCPRoute, UDPRoute: the annotation only.
+    RouteWithoutHostnames,
+    Gateway,
+    DnsEndpoint,
+    ServiceAccount,
+}
+
+impl Kind {
+    /// Classifies an API group and kind; `None` for kinds zoneguard does not check.
+    pub fn of(group: &str, kind: &str) -> Option<Self> {
+        match (group, kind) {
+            ("networking.k8s.io" | "extensions", "Ingress") => Some(Self::Ingress),
+            ("", "Service") => Some(Self::Service),
+            ("", "ServiceAccount") => Some(Self::ServiceAccount),
+            ("gateway.networking.k8s.io", "HTTPRoute" | "GRPCRoute" | "TLSRoute") => {
+                Some(Self::RouteWithHostnames)
+            }
+            ("gateway.networking.k8s.io", "TCPRoute" | "UDPRoute") => {
+                Some(Self::RouteWithoutHostnames)
+            }
+            ("gateway.networking.k8s.io", "Gateway") => Some(Self::Gateway),
+            ("externaldns.k8s.io", "DNSEndpoint") => Some(Self::DnsEndpoint),
+            _ => None,
+        }
+    }
+}
+
+/// A hostname an object asks for, with the field it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Candidate {
+    pub field: String,
+    /// As written by the user.
+    pub raw: String,
+    /// As external-dns reads it.
+    pub name: String,
+    /// An annotation item that had interior spaces (external-dns deletes them).
+    pub interior_space: bool,
+}
+
+/// Everything the sources of one object yield.
+#[derive(Debug, Default)]
+pub struct Extracted {
+    pub candidates: Vec<Candidate>,
+    pub violations: Vec<Violation>,
+    pub warnings: Vec<String>,
+}
+
+impl Extracted {
+    fn push(&mut self, candidate: Candidate) {
+        let dup = self
+            .candidates
+            .iter()
+            .any(|c| c.field == candidate.field && c.raw == candidate.raw);
+        if !dup && !candidate.name.is_empty() {
+            self.candidates.push(candidate);
+        }
+    }
+
+    fn spec_field(&mut self, field: String, value: &str) {
+        self.push(Candidate {
+            field,
+            raw: value.to_string(),
+            name: value.to_string(),
+            interior_space: false,
+        });
+    }
+
+    fn annotation_list(&mut self, object: &Value, key: &str) {
+        let Some(value) = annotation::get(object, key) else {
+            return;
+        };
+        for item in annotation::split_hostnames(value) {
+            let field = format!("{}[{}]", annotation::field(key), item.index);
+            self.push(Candidate {
+                field,
+                raw: item.raw,
+                name: item.name,
+                interior_space: item.interior_space,
+            });
+        }
+    }
+}
+
+/// The hostnames `object` of `kind` asks for under `rules`.
+pub fn extract(rules: &RuleSet, kind: Kind, object: &Value) -> Extracted {
+    let mut out = Extracted::default();
+    foreign_prefix_warnings(rules, kind, object, &mut out);
+    match kind {
+        Kind::Ingress => ingress(rules, object, &mut out),
+        Kind::Service => service(rules, object, &mut out),
+        Kind::RouteWithHostnames | Kind::RouteWithoutHostnames => {
+            route(rules, kind, object, &mut out)
+        }
+        Kind::Gateway => strings_at(
+            object,
+            &["spec", "listeners"],
+            "hostname",
+            "spec.listeners",
+            &mut out,
+        ),
+        Kind::DnsEndpoint => strings_at(
+            object,
+            &["spec", "endpoints"],
+            "dnsName",
+            "spec.endpoints",
+            &mut out,
+        ),
+        Kind::ServiceAccount => {}
+    }
+    if kind != Kind::DnsEndpoint && kind != Kind::ServiceAccount {
+        ttl(rules, object, &mut out);
+    }
+    out
+}
+
+fn items<'a>(object: &'a Value, path: &[&str]) -> &'a [Value] {
+    let mut v = object;
+    for key in path {
+        match v.get(key) {
+            Some(next) => v = next,
+            None => return &[],
+        }
+    }
+    v.as_array().map_or(&[], Vec::as_slice)
+}
+
+/// `<list>[i].<key>` strings, e.g. `spec.listeners[0].hostname`.
+fn strings_at(object: &Value, path: &[&str], key: &str, field: &str, out: &mut Extracted) {
+    for (i, item) in items(object, path).iter().enumerate() {
+        if let Some(host) = item.get(key).and_then(Value::as_str) {
+            out.spec_field(format!("{field}[{i}].{key}"), host);
+        }
+    }
+}
+
+fn ingress(rules: &RuleSet, object: &Value, out: &mut Extracted) {
+    let mut defined = false;
+    for prefix in annotation::prefixes(rules) {
+        let Some(source) = hostname_source(object, prefix, "ingress-hostname-source", out, true)
+        else {
+            continue;
+        };
+        defined |= source.defined_hosts();
+        if source.annotation() && !rules.sources.ignore_hostname_annotation {
+            out.annotation_list(object, &format!("{prefix}hostname"));
+        }
+    }
+    if defined && !rules.sources.ignore_ingress_rules_spec {
+        strings_at(object, &["spec", "rules"], "host", "spec.rules", out);
+    }
+    if defined && !rules.sources.ignore_ingress_tls_spec {
+        for (i, tls) in items(object, &["spec", "tls"]).iter().enumerate() {
+            for (j, host) in tls
+                .get("hosts")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .enumerate()
+            {
+                if let Some(host) = host.as_str() {
+                    out.spec_field(format!("spec.tls[{i}].hosts[{j}]"), host);
+                }
+            }
+        }
+    }
+}
+
+fn route(rules: &RuleSet, kind: Kind, object: &Value, out: &mut Extracted) {
+    let mut defined = false;
+    for prefix in annotation::prefixes(rules) {
+        let source = hostname_source(object, prefix, "gateway-hostname-source", out, false)
+            .unwrap_or(HostnameSource::Both);
+        defined |= source.defined_hosts();
+        if source.annotation() && !rules.sources.ignore_hostname_annotation {
+            out.annotation_list(object, &format!("{prefix}hostname"));
+        }
+    }
+    if defined && kind == Kind::RouteWithHostnames {
+        for (i, host) in items(object, &["spec", "hostnames"]).iter().enumerate() {
+            if let Some(host) = host.as_str() {
+                out.spec_field(format!("spec.hostnames[{i}]"), host);
+            }
+        }
+    }
+}
+
+/// Reads `<prefix><name>`; a value external-dns does not know is a violation (`fatal`, Ingress:
+/// external-dns then publishes nothing) or a warning (routes: it falls back to the default).
+fn hostname_source(
+    object: &Value,
+    prefix: &str,
+    name: &str,
+    out: &mut Extracted,
+    fatal: bool,
+) -> Option<HostnameSource> {
+    let key = format!("{prefix}{name}");
+    let value = annotation::get(object, &key);
+    if let Some(source) = HostnameSource::parse(value) {
+        return Some(source);
+    }
+    let value = value.unwrap_or_default();
+    if fatal {
+        out.violations.push(Violation {
+            field: annotation::field(&key),
+            value: value.to_string(),
+            reason: Reason::AnnotationInvalid,
+            message: format!("{} {value:?} is not a value external-dns knows (defined-hosts-only or annotation-only), so external-dns would publish no DNS record for this Ingress; use one of those or remove the annotation", annotation::field(&key)),
+        });
+    } else {
+        out.warnings.push(format!("{} {value:?} is not defined-hosts-only or annotation-only; external-dns ignores it and uses both spec.hostnames and the hostname annotation", annotation::field(&key)));
+    }
+    None
+}
+
+fn service(rules: &RuleSet, object: &Value, out: &mut Extracted) {
+    if rules.sources.ignore_hostname_annotation {
+        return;
+    }
+    let spec = object.get("spec");
+    let ty = spec
+        .and_then(|s| s.get("type"))
+        .and_then(Value::as_str)
+        .unwrap_or("ClusterIP");
+    let headless = spec
+        .and_then(|s| s.get("clusterIP"))
+        .and_then(Value::as_str)
+        == Some("None");
+    for prefix in annotation::prefixes(rules) {
+        let key = format!("{prefix}hostname");
+        if annotation::get(object, &key).is_some()
+            && ty == "ClusterIP"
+            && !headless
+            && !rules.sources.publish_internal_services
+        {
+            out.warnings.push(format!("{} is set on a ClusterIP Service: external-dns publishes it only with --publish-internal-services (or for a LoadBalancer, NodePort or headless Service); it is still checked, since changing the type would publish it", annotation::field(&key)));
+        }
+        out.annotation_list(object, &key);
+        out.annotation_list(object, &format!("{prefix}internal-hostname"));
+    }
+}
+
+fn ttl(rules: &RuleSet, object: &Value, out: &mut Extracted) {
+    for prefix in annotation::prefixes(rules) {
+        let key = format!("{prefix}ttl");
+        let Some(value) = annotation::get(object, &key) else {
+            continue;
+        };
+        if let Err(why) = annotation::parse_ttl(value) {
+            out.violations.push(Violation {
+                field: annotation::field(&key),
+                value: value.to_string(),
+                reason: Reason::AnnotationInvalid,
+                message: format!("{} {value:?} is not a TTL external-dns accepts ({why}); external-dns would silently ignore it and use the provider's default TTL: write whole seconds such as \"300\" or a Go duration such as \"5m\"", annotation::field(&key)),
+            });
+        }
+    }
+}
+
+/// Warns about external-dns annotations under a standard prefix the cluster's external-dns does not read.
+fn foreign_prefix_warnings(rules: &RuleSet, kind: Kind, object: &Value, out: &mut Extracted) {
+    let Some(configured) = &rules.annotation_prefix else {
+        return;
+    };
+    if kind == Kind::ServiceAccount {
+        return;
+    }
+    let Some(annotations) = object
+        .get("metadata")
+        .and_then(|m| m.get("annotations"))
+        .and_then(Value::as_object)
+    else {
+        return;
+    };
+    for key in annotations.keys() {
+        let foreign = annotation::STANDARD_PREFIXES
+            .iter()
+            .find(|p| *p != configured && key.starts_with(*p));
+        if let Some(p) = foreign {
+            let suffix = &key[p.len()..];
+            out.warnings.push(format!("{} is ignored: this cluster's external-dns reads the prefix {configured:?}; rename it to \"{configured}{suffix}\"", annotation::field(key)));
+        }
+    }
+}

@@ -1,0 +1,408 @@
+//! Identity-based permission policies (a role's inline and managed policies), as far as role
+//! chains need them: does some Allow statement grant an action on a resource, and does no
+//! Deny refuse it. Parsed like trust policies, with `Resource`/`NotResource` instead of
+//! `Principal`.
+
+use super::condition::{Condition, Truth, Undecidable};
+use super::glob;
+use super::policy::{
+    describe, err, parse_action_element, parse_conditions, parse_effect, parse_version, strings,
+    unknown_key, ActionElement, Effect, Version,
+};
+use super::request::Context;
+use super::PolicyError;
+use percent_encoding::percent_decode_str;
+use serde_json::{Map, Value as Json};
+
+/// A parsed permission policy document.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PermissionPolicy {
+    pub(crate) version: Version,
+    pub(crate) statements: Vec<PermissionStatement>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ResourceElement {
+    Resource(Vec<String>),
+    NotResource(Vec<String>),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PermissionStatement {
+    /// `Statement[1]`, or `Statement` when the policy has a single object.
+    pub label: String,
+    pub sid: Option<String>,
+    pub effect: Effect,
+    pub action: ActionElement,
+    pub resource: ResourceElement,
+    pub conditions: Vec<Condition>,
+}
+
+impl PermissionStatement {
+    /// `Statement[1]`, with its Sid when it has one.
+    pub fn describe(&self) -> String {
+        match &self.sid {
+            Some(sid) if !sid.is_empty() => format!("{} (Sid `{sid}`)", self.label),
+            _ => self.label.clone(),
+        }
+    }
+}
+
+impl PermissionPolicy {
+    /// From document text; percent-decoded first when it does not start with `{` (IAM
+    /// returns policy documents percent-encoded). `+` stays `+`.
+    pub fn from_document(text: &str) -> Result<Self, PolicyError> {
+        let decoded;
+        let text = if text.trim_start().starts_with('{') {
+            text
+        } else {
+            decoded = percent_decode_str(text).decode_utf8().map_err(|_| {
+                PolicyError("the percent-decoded permission policy is not valid UTF-8".to_owned())
+            })?;
+            decoded.as_ref()
+        };
+        let value: Json = serde_json::from_str(text)
+            .map_err(|e| PolicyError(format!("the permission policy is not valid JSON: {e}")))?;
+        Self::from_value(&value)
+    }
+
+    pub fn from_value(value: &Json) -> Result<Self, PolicyError> {
+        match value {
+            Json::String(text) => Self::from_document(text),
+            Json::Object(map) => parse_policy(map),
+            other => Err(PolicyError(format!(
+                "a permission policy must be a JSON object, got {}",
+                describe(other)
+            ))),
+        }
+    }
+
+    pub fn version(&self) -> Version {
+        self.version
+    }
+
+    pub fn statements(&self) -> &[PermissionStatement] {
+        &self.statements
+    }
+}
+
+const POLICY_KEYS: [&str; 3] = ["Version", "Id", "Statement"];
+const STATEMENT_KEYS: [&str; 7] = [
+    "Sid",
+    "Effect",
+    "Action",
+    "NotAction",
+    "Resource",
+    "NotResource",
+    "Condition",
+];
+
+fn parse_policy(map: &Map<String, Json>) -> Result<PermissionPolicy, PolicyError> {
+    if let Some(key) = map.keys().find(|k| !POLICY_KEYS.contains(&k.as_str())) {
+        return Err(unknown_key("", key, &POLICY_KEYS));
+    }
+    let version = parse_version(map.get("Version"))?;
+    let statements = match map.get("Statement") {
+        None => return Err(err("Statement", "missing")),
+        Some(Json::Object(one)) => vec![parse_statement(one, "Statement".to_owned(), version)?],
+        Some(Json::Array(list)) => list
+            .iter()
+            .enumerate()
+            .map(|(i, item)| {
+                let label = format!("Statement[{i}]");
+                match item {
+                    Json::Object(map) => parse_statement(map, label, version),
+                    other => Err(err(
+                        &label,
+                        format!("expected an object, got {}", describe(other)),
+                    )),
+                }
+            })
+            .collect::<Result<_, _>>()?,
+        Some(other) => {
+            return Err(err(
+                "Statement",
+                format!(
+                    "expected an object or a list of objects, got {}",
+                    describe(other)
+                ),
+            ))
+        }
+    };
+    Ok(PermissionPolicy {
+        version,
+        statements,
+    })
+}
+
+fn parse_statement(
+    map: &Map<String, Json>,
+    label: String,
+    version: Version,
+) -> Result<PermissionStatement, PolicyError> {
+    if let Some(key) = map.keys().find(|k| !STATEMENT_KEYS.contains(&k.as_str())) {
+        if key == "Principal" || key == "NotPrincipal" {
+            return Err(err(
+                &format!("{label}.{key}"),
+                "not allowed in an identity-based policy",
+            ));
+        }
+        return Err(unknown_key(&label, key, &STATEMENT_KEYS));
+    }
+    let sid = match map.get("Sid") {
+        None => None,
+        Some(Json::String(s)) => Some(s.clone()),
+        Some(other) => {
+            return Err(err(
+                &format!("{label}.Sid"),
+                format!("expected a string, got {}", describe(other)),
+            ))
+        }
+    };
+    Ok(PermissionStatement {
+        sid,
+        effect: parse_effect(map.get("Effect"), &label)?,
+        action: parse_action_element(map, &label)?,
+        resource: parse_resource_element(map, &label)?,
+        conditions: parse_conditions(map.get("Condition"), &label, version)?,
+        label,
+    })
+}
+
+fn parse_resource_element(
+    map: &Map<String, Json>,
+    label: &str,
+) -> Result<ResourceElement, PolicyError> {
+    match (map.get("Resource"), map.get("NotResource")) {
+        (Some(r), None) => Ok(ResourceElement::Resource(strings(
+            r,
+            &format!("{label}.Resource"),
+        )?)),
+        (None, Some(r)) => Ok(ResourceElement::NotResource(strings(
+            r,
+            &format!("{label}.NotResource"),
+        )?)),
+        (Some(_), Some(_)) => Err(err(label, "has both Resource and NotResource")),
+        (None, None) => Err(err(label, "missing Resource")),
+    }
+}
+
+/// One named policy of a role: `inline policy <name>` or `managed policy <arn>`.
+#[derive(Debug, Clone, Copy)]
+pub struct Named<'a> {
+    pub name: &'a str,
+    pub policy: &'a PermissionPolicy,
+}
+
+/// Where a statement sits: the policy's name and the statement.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StatementRef {
+    pub policy: String,
+    pub statement: String,
+}
+
+/// The answer for `action` on `resource`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PermissionOutcome {
+    Allowed(StatementRef),
+    /// No Allow statement grants it.
+    ImplicitDeny,
+    ExplicitDeny(StatementRef),
+    /// The answer hinges on this statement's condition on `key`.
+    Unverifiable {
+        at: StatementRef,
+        key: String,
+        why: Undecidable,
+    },
+}
+
+/// Evaluates the union of `policies` for one action on one resource: allowed ⇔ some Allow
+/// statement applies and no Deny statement applies.
+pub fn evaluate_permissions(
+    policies: &[Named<'_>],
+    action: &str,
+    resource: &str,
+    context: &Context,
+) -> PermissionOutcome {
+    let mut allow: Option<StatementRef> = None;
+    let mut unknown_allow = None;
+    let mut unknown_deny = None;
+    for named in policies {
+        for s in &named.policy.statements {
+            let at = || StatementRef {
+                policy: named.name.to_owned(),
+                statement: s.describe(),
+            };
+            let truth = applies(s, action, resource, context);
+            match (s.effect, truth) {
+                (Effect::Deny, Truth::True) => return PermissionOutcome::ExplicitDeny(at()),
+                (Effect::Deny, Truth::Unknown(why)) if unknown_deny.is_none() => {
+                    unknown_deny = Some(unverifiable(s, at(), why, context));
+                }
+                (Effect::Allow, Truth::True) if allow.is_none() => allow = Some(at()),
+                (Effect::Allow, Truth::Unknown(why)) if unknown_allow.is_none() => {
+                    unknown_allow = Some(unverifiable(s, at(), why, context));
+                }
+                _ => {}
+            }
+        }
+    }
+    let any_allow = allow.is_some() || unknown_allow.is_some();
+    match (unknown_deny, allow, unknown_allow) {
+        (Some(unknown), _, _) if any_allow => unknown,
+        (_, Some(at), _) => PermissionOutcome::Allowed(at),
+        (_, None, Some(unknown)) => unknown,
+        _ => PermissionOutcome::ImplicitDeny,
+    }
+}
+
+fn unverifiable(
+    s: &PermissionStatement,
+    at: StatementRef,
+    why: Undecidable,
+    context: &Context,
+) -> PermissionOutcome {
+    let key = s
+        .conditions
+        .iter()
+        .find(|c| matches!(c.evaluate(context), Truth::Unknown(_)))
+        .map(|c| c.key.clone())
+        .unwrap_or_default();
+    PermissionOutcome::Unverifiable { at, key, why }
+}
+
+fn applies(s: &PermissionStatement, action: &str, resource: &str, context: &Context) -> Truth {
+    if !action_matches(&s.action, action) || !resource_matches(&s.resource, resource) {
+        return Truth::False;
+    }
+    Truth::all(s.conditions.iter().map(|c| c.evaluate(context)))
+}
+
+fn action_matches(element: &ActionElement, action: &str) -> bool {
+    let any = |list: &[String]| list.iter().any(|p| glob::matches_ignore_case(p, action));
+    match element {
+        ActionElement::Action(list) => any(list),
+        ActionElement::NotAction(list) => !any(list),
+    }
+}
+
+/// Resource ARNs match as case-sensitive whole-string globs.
+fn resource_matches(element: &ResourceElement, resource: &str) -> bool {
+    let any = |list: &[String]| {
+        list.iter()
+            .any(|p| glob::matches(&glob::compile(p), resource))
+    };
+    match element {
+        ResourceElement::Resource(list) => any(list),
+        ResourceElement::NotResource(list) => !any(list),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const TARGET: &str = "arn:aws:iam::444455556666:role/dns";
+
+    fn policy(statements: Json) -> PermissionPolicy {
+        PermissionPolicy::from_value(&json!({"Version": "2012-10-17", "Statement": statements}))
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn outcome(policies: &[PermissionPolicy]) -> PermissionOutcome {
+        let named: Vec<Named<'_>> = policies
+            .iter()
+            .map(|policy| Named { name: "p", policy })
+            .collect();
+        let mut context = Context::new();
+        context.mark_sts_request_keys_unknown();
+        evaluate_permissions(&named, "sts:AssumeRole", TARGET, &context)
+    }
+
+    fn allowed(policies: &[PermissionPolicy]) -> bool {
+        matches!(outcome(policies), PermissionOutcome::Allowed(_))
+    }
+
+    #[test]
+    fn allow_statements_match_action_and_resource_globs() {
+        let rows = [
+            (
+                json!({"Effect": "Allow", "Action": "sts:AssumeRole", "Resource": TARGET}),
+                true,
+            ),
+            (
+                json!({"Effect": "Allow", "Action": "sts:*", "Resource": "arn:aws:iam::444455556666:role/*"}),
+                true,
+            ),
+            (
+                json!({"Effect": "Allow", "Action": "STS:assumerole", "Resource": "*"}),
+                true,
+            ),
+            (
+                json!({"Effect": "Allow", "Action": "sts:AssumeRole", "Resource": "arn:aws:iam::444455556666:role/DNS"}),
+                false,
+            ),
+            (
+                json!({"Effect": "Allow", "Action": "route53:*", "Resource": "*"}),
+                false,
+            ),
+            (
+                json!({"Effect": "Allow", "NotAction": "iam:*", "Resource": TARGET}),
+                true,
+            ),
+            (
+                json!({"Effect": "Allow", "Action": "sts:AssumeRole", "NotResource": TARGET}),
+                false,
+            ),
+        ];
+        for (statement, expected) in rows {
+            assert_eq!(
+                allowed(&[policy(statement.clone())]),
+                expected,
+                "{statement}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_deny_in_any_policy_wins_and_is_named() {
+        let allow = policy(json!({"Effect": "Allow", "Action": "sts:AssumeRole", "Resource": "*"}));
+        let deny = policy(
+            json!([{"Sid": "NoDns", "Effect": "Deny", "Action": "sts:*", "Resource": TARGET}]),
+        );
+        assert_eq!(
+            outcome(&[allow, deny]),
+            PermissionOutcome::ExplicitDeny(StatementRef {
+                policy: "p".into(),
+                statement: "Statement[0] (Sid `NoDns`)".into()
+            })
+        );
+    }
+
+    #[test]
+    fn unknown_conditions_make_the_answer_unverifiable() {
+        let p = policy(
+            json!({"Effect": "Allow", "Action": "sts:AssumeRole", "Resource": TARGET,
+            "Condition": {"IpAddress": {"aws:SourceIp": "10.0.0.0/8"}}}),
+        );
+        assert!(matches!(
+            outcome(&[p]),
+            PermissionOutcome::Unverifiable { ref key, .. } if key == "aws:SourceIp"
+        ));
+        assert_eq!(outcome(&[]), PermissionOutcome::ImplicitDeny);
+    }
+
+    #[test]
+    fn documents_are_percent_decoded_and_checked() {
+        let text = "%7B%22Version%22%3A%222012-10-17%22%2C%22Statement%22%3A%7B%22Effect%22%3A%22Allow%22%2C%22Action%22%3A%22sts%3AAssumeRole%22%2C%22Resource%22%3A%22*%22%7D%7D";
+        assert!(PermissionPolicy::from_document(text).is_ok());
+        let e = PermissionPolicy::from_value(&json!({"Statement": {"Effect": "Allow", "Action": "x", "Resource": "*", "Principal": "*"}}))
+            .expect_err("principal");
+        assert!(e.0.contains("Statement.Principal: not allowed"), "{e}");
+        let e =
+            PermissionPolicy::from_value(&json!({"Statement": {"Effect": "Allow", "Action": "x"}}))
+                .expect_err("resource");
+        assert!(e.0.contains("missing Resource"), "{e}");
+    }
+}

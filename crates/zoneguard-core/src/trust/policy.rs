@@ -1,0 +1,665 @@
+//! The trust-policy document model, and its parser. Errors name what is wrong and where,
+//! e.g. `Statement[1].Condition.StringEquals: expected an object, got a string`.
+
+use super::condition::{self, Condition, Operator, Test, Value};
+use super::request::PrincipalKind;
+use super::PolicyError;
+use percent_encoding::percent_decode_str;
+use serde_json::{Map, Value as Json};
+
+/// The policy language version; policy variables exist only in 2012-10-17.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Version {
+    /// Also the version of a policy without `Version`.
+    V2008_10_17,
+    V2012_10_17,
+}
+
+/// A parsed trust policy document.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TrustPolicy {
+    pub(crate) version: Version,
+    pub(crate) statements: Vec<Statement>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Effect {
+    Allow,
+    Deny,
+}
+
+/// Principals named by `Principal` or `NotPrincipal`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Principals {
+    /// `"*"` (everyone).
+    pub everyone: bool,
+    pub members: Vec<(PrincipalKind, String)>,
+}
+
+impl Principals {
+    pub fn of(&self, kind: PrincipalKind) -> impl Iterator<Item = &str> {
+        self.members
+            .iter()
+            .filter(move |(k, _)| *k == kind)
+            .map(|(_, id)| id.as_str())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PrincipalElement {
+    Principal(Principals),
+    NotPrincipal(Principals),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ActionElement {
+    Action(Vec<String>),
+    NotAction(Vec<String>),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Statement {
+    /// Where it sits: `Statement[1]`, or `Statement` when the policy has a single object.
+    pub label: String,
+    pub sid: Option<String>,
+    pub effect: Effect,
+    pub principal: PrincipalElement,
+    pub action: ActionElement,
+    /// AND-ed.
+    pub conditions: Vec<Condition>,
+}
+
+impl Statement {
+    /// `Statement[1]`, with its Sid when it has one: ``Statement[1] (Sid `Dns`)``.
+    pub fn describe(&self) -> String {
+        match &self.sid {
+            Some(sid) if !sid.is_empty() => format!("{} (Sid `{sid}`)", self.label),
+            _ => self.label.clone(),
+        }
+    }
+}
+
+impl TrustPolicy {
+    /// From a JSON value: the rules' `trustPolicies` entry as an object, or the JSON text
+    /// as a string.
+    pub fn from_value(value: &Json) -> Result<Self, PolicyError> {
+        match value {
+            Json::String(text) => Self::from_document(text),
+            Json::Object(map) => parse_policy(map),
+            other => Err(PolicyError(format!(
+                "a trust policy must be a JSON object, got {}",
+                describe(other)
+            ))),
+        }
+    }
+
+    /// From document text; percent-decoded first when it does not start with `{` (IAM
+    /// returns `AssumeRolePolicyDocument` percent-encoded). `+` stays `+`.
+    pub fn from_document(text: &str) -> Result<Self, PolicyError> {
+        let decoded;
+        let (text, what) = if text.trim_start().starts_with('{') {
+            (text, "trust policy")
+        } else {
+            decoded = percent_decode_str(text).decode_utf8().map_err(|_| {
+                PolicyError("the percent-decoded trust policy is not valid UTF-8".to_owned())
+            })?;
+            (decoded.as_ref(), "percent-decoded trust policy")
+        };
+        let value: Json = serde_json::from_str(text)
+            .map_err(|e| PolicyError(format!("the {what} is not valid JSON: {e}")))?;
+        match value {
+            Json::Object(map) => parse_policy(&map),
+            other => Err(PolicyError(format!(
+                "a trust policy must be a JSON object, got {}",
+                describe(&other)
+            ))),
+        }
+    }
+
+    pub fn version(&self) -> Version {
+        self.version
+    }
+
+    pub fn statements(&self) -> &[Statement] {
+        &self.statements
+    }
+}
+
+pub(super) fn err(path: &str, message: impl Into<String>) -> PolicyError {
+    PolicyError(format!("{path}: {}", message.into()))
+}
+
+pub(super) fn describe(value: &Json) -> &'static str {
+    match value {
+        Json::Null => "null",
+        Json::Bool(_) => "a boolean",
+        Json::Number(_) => "a number",
+        Json::String(_) => "a string",
+        Json::Array(_) => "a list",
+        Json::Object(_) => "an object",
+    }
+}
+
+pub(super) fn unknown_key(path: &str, key: &str, known: &[&str]) -> PolicyError {
+    let hint = known
+        .iter()
+        .find(|k| k.eq_ignore_ascii_case(key))
+        .map(|k| format!(" (did you mean `{k}`?)"))
+        .unwrap_or_else(|| format!(" (expected one of {})", known.join(", ")));
+    let at = if path.is_empty() {
+        format!("`{key}`")
+    } else {
+        format!("{path}.{key}")
+    };
+    PolicyError(format!("{at}: unknown key{hint}"))
+}
+
+const POLICY_KEYS: [&str; 3] = ["Version", "Id", "Statement"];
+
+fn parse_policy(map: &Map<String, Json>) -> Result<TrustPolicy, PolicyError> {
+    if let Some(key) = map.keys().find(|k| !POLICY_KEYS.contains(&k.as_str())) {
+        return Err(unknown_key("", key, &POLICY_KEYS));
+    }
+    let version = parse_version(map.get("Version"))?;
+    if let Some(id) = map.get("Id") {
+        if !id.is_string() {
+            return Err(err(
+                "Id",
+                format!("expected a string, got {}", describe(id)),
+            ));
+        }
+    }
+    let statements = match map.get("Statement") {
+        None => {
+            return Err(err(
+                "Statement",
+                "missing (a trust policy needs at least one statement)",
+            ))
+        }
+        Some(Json::Object(one)) => vec![parse_statement(one, "Statement".to_owned(), version)?],
+        Some(Json::Array(list)) => parse_statements(list, version)?,
+        Some(other) => {
+            return Err(err(
+                "Statement",
+                format!(
+                    "expected an object or a list of objects, got {}",
+                    describe(other)
+                ),
+            ))
+        }
+    };
+    Ok(TrustPolicy {
+        version,
+        statements,
+    })
+}
+
+pub(super) fn parse_version(value: Option<&Json>) -> Result<Version, PolicyError> {
+    match value {
+        None => Ok(Version::V2008_10_17),
+        Some(Json::String(v)) if v == "2012-10-17" => Ok(Version::V2012_10_17),
+        Some(Json::String(v)) if v == "2008-10-17" => Ok(Version::V2008_10_17),
+        Some(other) => Err(err(
+            "Version",
+            format!("expected \"2012-10-17\" or \"2008-10-17\", got {other}"),
+        )),
+    }
+}
+
+fn parse_statements(list: &[Json], version: Version) -> Result<Vec<Statement>, PolicyError> {
+    list.iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let label = format!("Statement[{i}]");
+            match item {
+                Json::Object(map) => parse_statement(map, label, version),
+                other => Err(err(
+                    &label,
+                    format!("expected an object, got {}", describe(other)),
+                )),
+            }
+        })
+        .collect()
+}
+
+const STATEMENT_KEYS: [&str; 7] = [
+    "Sid",
+    "Effect",
+    "Principal",
+    "NotPrincipal",
+    "Action",
+    "NotAction",
+    "Condition",
+];
+
+fn parse_statement(
+    map: &Map<String, Json>,
+    label: String,
+    version: Version,
+) -> Result<Statement, PolicyError> {
+    for key in map.keys() {
+        if key == "Resource" || key == "NotResource" {
+            return Err(err(
+                &format!("{label}.{key}"),
+                "not allowed in a trust policy (the role itself is the resource)",
+            ));
+        }
+        if !STATEMENT_KEYS.contains(&key.as_str()) {
+            return Err(unknown_key(&label, key, &STATEMENT_KEYS));
+        }
+    }
+    let sid = match map.get("Sid") {
+        None => None,
+        Some(Json::String(s)) => Some(s.clone()),
+        Some(other) => {
+            return Err(err(
+                &format!("{label}.Sid"),
+                format!("expected a string, got {}", describe(other)),
+            ))
+        }
+    };
+    Ok(Statement {
+        sid,
+        effect: parse_effect(map.get("Effect"), &label)?,
+        principal: parse_principal_element(map, &label)?,
+        action: parse_action_element(map, &label)?,
+        conditions: parse_conditions(map.get("Condition"), &label, version)?,
+        label,
+    })
+}
+
+pub(super) fn parse_effect(value: Option<&Json>, label: &str) -> Result<Effect, PolicyError> {
+    let path = format!("{label}.Effect");
+    match value {
+        Some(Json::String(e)) if e == "Allow" => Ok(Effect::Allow),
+        Some(Json::String(e)) if e == "Deny" => Ok(Effect::Deny),
+        None => Err(err(&path, "missing (expected \"Allow\" or \"Deny\")")),
+        Some(other) => Err(err(
+            &path,
+            format!("expected \"Allow\" or \"Deny\", got {other}"),
+        )),
+    }
+}
+
+fn parse_principal_element(
+    map: &Map<String, Json>,
+    label: &str,
+) -> Result<PrincipalElement, PolicyError> {
+    match (map.get("Principal"), map.get("NotPrincipal")) {
+        (Some(p), None) => Ok(PrincipalElement::Principal(parse_principals(
+            p,
+            &format!("{label}.Principal"),
+        )?)),
+        (None, Some(p)) => Ok(PrincipalElement::NotPrincipal(parse_principals(
+            p,
+            &format!("{label}.NotPrincipal"),
+        )?)),
+        (Some(_), Some(_)) => Err(err(label, "has both Principal and NotPrincipal")),
+        (None, None) => Err(err(
+            label,
+            "missing Principal (a trust policy statement names who may assume the role)",
+        )),
+    }
+}
+
+fn parse_principals(value: &Json, path: &str) -> Result<Principals, PolicyError> {
+    let map = match value {
+        Json::String(s) if s == "*" => {
+            return Ok(Principals {
+                everyone: true,
+                members: Vec::new(),
+            })
+        }
+        Json::Object(map) => map,
+        other => {
+            return Err(err(
+                path,
+                format!(
+                    "expected \"*\" or an object such as {{\"Federated\": …}}, got {}",
+                    describe_short(other)
+                ),
+            ))
+        }
+    };
+    let mut principals = Principals::default();
+    for (key, ids) in map {
+        let Some(kind) = PrincipalKind::from_policy_key(key) else {
+            return Err(unknown_key(
+                path,
+                key,
+                &["AWS", "Federated", "Service", "CanonicalUser"],
+            ));
+        };
+        for id in strings(ids, &format!("{path}.{key}"))? {
+            principals.members.push((kind, id));
+        }
+    }
+    if principals.members.is_empty() {
+        return Err(err(path, "names no principal"));
+    }
+    Ok(principals)
+}
+
+fn describe_short(value: &Json) -> String {
+    match value {
+        Json::String(s) => format!("{s:?}"),
+        other => describe(other).to_owned(),
+    }
+}
+
+/// A string or a non-empty list of strings.
+pub(super) fn strings(value: &Json, path: &str) -> Result<Vec<String>, PolicyError> {
+    match value {
+        Json::String(s) => Ok(vec![s.clone()]),
+        Json::Array(items) if !items.is_empty() => items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| match item {
+                Json::String(s) => Ok(s.clone()),
+                other => Err(err(
+                    &format!("{path}[{i}]"),
+                    format!("expected a string, got {}", describe(other)),
+                )),
+            })
+            .collect(),
+        Json::Array(_) => Err(err(
+            path,
+            "expected a string or a list of strings, got an empty list",
+        )),
+        other => Err(err(
+            path,
+            format!(
+                "expected a string or a list of strings, got {}",
+                describe(other)
+            ),
+        )),
+    }
+}
+
+pub(super) fn parse_action_element(
+    map: &Map<String, Json>,
+    label: &str,
+) -> Result<ActionElement, PolicyError> {
+    match (map.get("Action"), map.get("NotAction")) {
+        (Some(a), None) => Ok(ActionElement::Action(strings(
+            a,
+            &format!("{label}.Action"),
+        )?)),
+        (None, Some(a)) => Ok(ActionElement::NotAction(strings(
+            a,
+            &format!("{label}.NotAction"),
+        )?)),
+        (Some(_), Some(_)) => Err(err(label, "has both Action and NotAction")),
+        (None, None) => Err(err(
+            label,
+            "missing Action (e.g. \"sts:AssumeRoleWithWebIdentity\")",
+        )),
+    }
+}
+
+pub(super) fn parse_conditions(
+    value: Option<&Json>,
+    label: &str,
+    version: Version,
+) -> Result<Vec<Condition>, PolicyError> {
+    let path = format!("{label}.Condition");
+    let map = match value {
+        None => return Ok(Vec::new()),
+        Some(Json::Object(map)) => map,
+        Some(other) => {
+            return Err(err(
+                &path,
+                format!("expected an object, got {}", describe(other)),
+            ))
+        }
+    };
+    let mut conditions = Vec::new();
+    for (name, keys) in map {
+        let op_path = format!("{path}.{name}");
+        let operator = Operator::parse(name).map_err(|m| err(&path, m))?;
+        let Json::Object(keys) = keys else {
+            return Err(err(
+                &op_path,
+                format!("expected an object, got {}", describe(keys)),
+            ));
+        };
+        if keys.is_empty() {
+            return Err(err(&op_path, "names no condition key"));
+        }
+        for (key, values) in keys {
+            let key_path = format!("{op_path}[{key:?}]");
+            let values = condition_values(values, &key_path, &operator, version)?;
+            conditions.push(Condition {
+                operator: operator.clone(),
+                key: key.clone(),
+                values,
+            });
+        }
+    }
+    Ok(conditions)
+}
+
+fn condition_values(
+    value: &Json,
+    path: &str,
+    operator: &Operator,
+    version: Version,
+) -> Result<Vec<Value>, PolicyError> {
+    let items: Vec<(String, &Json)> = match value {
+        Json::Array(items) if items.is_empty() => {
+            return Err(err(
+                path,
+                "expected a value or a list of values, got an empty list",
+            ))
+        }
+        Json::Array(items) => items
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (format!("{path}[{i}]"), v))
+            .collect(),
+        single => vec![(path.to_owned(), single)],
+    };
+    items
+        .into_iter()
+        .map(|(at, item)| {
+            let raw = scalar(item).ok_or_else(|| {
+                err(
+                    &at,
+                    format!(
+                        "expected a string, number or boolean, got {}",
+                        describe(item)
+                    ),
+                )
+            })?;
+            let value = Value::new(raw, version);
+            check_value(operator, &value).map_err(|m| err(&at, m))?;
+            Ok(value)
+        })
+        .collect()
+}
+
+fn scalar(value: &Json) -> Option<String> {
+    match value {
+        Json::String(s) => Some(s.clone()),
+        Json::Number(n) => Some(n.to_string()),
+        Json::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+/// Checks that a value suits its operator (numbers for Numeric…, dates for Date…).
+fn check_value(operator: &Operator, value: &Value) -> Result<(), String> {
+    let Some(text) = value.literal() else {
+        return Ok(());
+    };
+    let (ok, expected) = match operator.test {
+        Test::Null | Test::Bool => (
+            text.eq_ignore_ascii_case("true") || text.eq_ignore_ascii_case("false"),
+            "true or false",
+        ),
+        Test::Numeric(_) => (condition::parse_number(&text).is_some(), "a number"),
+        Test::Date(_) => (
+            condition::parse_date(&text).is_some(),
+            "an ISO 8601 date or epoch seconds",
+        ),
+        Test::Ip => (
+            condition::parse_range(&text).is_some(),
+            "an IP address or CIDR range",
+        ),
+        _ => (true, ""),
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} expects {expected}, got {text:?}",
+            operator.name
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn parse_err(value: Json) -> String {
+        TrustPolicy::from_value(&value)
+            .expect_err(&value.to_string())
+            .0
+    }
+
+    const WEB: &str = "sts:AssumeRoleWithWebIdentity";
+
+    #[test]
+    fn malformed_documents_are_refused_naming_what_and_where() {
+        let p = json!({"Federated": "arn:aws:iam::111122223333:oidc-provider/x"});
+        let rows: Vec<(Json, &str)> = vec![
+            (json!([]), "a trust policy must be a JSON object, got a list"),
+            (json!(7), "a trust policy must be a JSON object, got a number"),
+            (json!({"Version": "2012-10-17"}), "Statement: missing"),
+            (json!({"Statement": "x"}), "Statement: expected an object or a list of objects, got a string"),
+            (json!({"Version": "2012-10-18", "Statement": []}), "Version: expected \"2012-10-17\" or \"2008-10-17\", got \"2012-10-18\""),
+            (json!({"Statment": []}), "`Statment`: unknown key (expected one of Version, Id, Statement)"),
+            (json!({"statement": []}), "`statement`: unknown key (did you mean `Statement`?)"),
+            (json!({"Statement": [{"Effect": "Allow", "Principal": p, "Action": WEB}, 3]}), "Statement[1]: expected an object, got a number"),
+            (json!({"Statement": [{"Effect": "allow", "Principal": p, "Action": WEB}]}), "Statement[0].Effect: expected \"Allow\" or \"Deny\", got \"allow\""),
+            (json!({"Statement": [{"Principal": p, "Action": WEB}]}), "Statement[0].Effect: missing"),
+            (json!({"Statement": {"Effect": "Allow", "Action": WEB}}), "Statement: missing Principal"),
+            (json!({"Statement": {"Effect": "Allow", "Principal": p, "NotPrincipal": p, "Action": WEB}}), "Statement: has both Principal and NotPrincipal"),
+            (json!({"Statement": {"Effect": "Allow", "Principal": "arn:aws:iam::1:root", "Action": WEB}}), "Statement.Principal: expected \"*\" or an object"),
+            (json!({"Statement": {"Effect": "Allow", "Principal": {"Fed": "x"}, "Action": WEB}}), "Statement.Principal.Fed: unknown key"),
+            (json!({"Statement": {"Effect": "Allow", "Principal": {"Federated": []}, "Action": WEB}}), "Statement.Principal.Federated: expected a string or a list of strings, got an empty list"),
+            (json!({"Statement": {"Effect": "Allow", "Principal": {"Federated": ["a", 1]}, "Action": WEB}}), "Statement.Principal.Federated[1]: expected a string, got a number"),
+            (json!({"Statement": {"Effect": "Allow", "Principal": p}}), "Statement: missing Action"),
+            (json!({"Statement": {"Effect": "Allow", "Principal": p, "Action": WEB, "NotAction": WEB}}), "Statement: has both Action and NotAction"),
+            (json!({"Statement": {"Effect": "Allow", "Principal": p, "Action": WEB, "Resource": "*"}}), "Statement.Resource: not allowed in a trust policy"),
+            (json!({"Statement": {"Effect": "Allow", "Principal": p, "Action": WEB, "Condtion": {}}}), "Statement.Condtion: unknown key"),
+            (json!({"Statement": [{"Effect": "Allow", "Principal": p, "Action": WEB}, {"Effect": "Allow", "Principal": p, "Action": WEB, "Condition": {"StringEquals": "x"}}]}), "Statement[1].Condition.StringEquals: expected an object, got a string"),
+            (json!({"Statement": {"Effect": "Allow", "Principal": p, "Action": WEB, "Condition": []}}), "Statement.Condition: expected an object, got a list"),
+            (json!({"Statement": {"Effect": "Allow", "Principal": p, "Action": WEB, "Condition": {"StringEqual": {"k": "v"}}}}), "Statement.Condition: unknown condition operator `StringEqual`"),
+            (json!({"Statement": {"Effect": "Allow", "Principal": p, "Action": WEB, "Condition": {"StringEquals": {"k": {}}}}}), "Statement.Condition.StringEquals[\"k\"]: expected a string, number or boolean, got an object"),
+            (json!({"Statement": {"Effect": "Allow", "Principal": p, "Action": WEB, "Condition": {"StringEquals": {"k": ["a", null]}}}}), "Statement.Condition.StringEquals[\"k\"][1]: expected a string, number or boolean, got null"),
+            (json!({"Statement": {"Effect": "Allow", "Principal": p, "Action": WEB, "Condition": {"StringEquals": {"k": []}}}}), "got an empty list"),
+            (json!({"Statement": {"Effect": "Allow", "Principal": p, "Action": WEB, "Condition": {"NumericLessThan": {"k": "ten"}}}}), "Statement.Condition.NumericLessThan[\"k\"]: NumericLessThan expects a number, got \"ten\""),
+            (json!({"Statement": {"Effect": "Allow", "Principal": p, "Action": WEB, "Condition": {"DateLessThan": {"k": "yesterday"}}}}), "DateLessThan expects an ISO 8601 date or epoch seconds"),
+            (json!({"Statement": {"Effect": "Allow", "Principal": p, "Action": WEB, "Condition": {"Null": {"k": "maybe"}}}}), "Null expects true or false"),
+            (json!({"Statement": {"Effect": "Allow", "Principal": p, "Action": WEB, "Condition": {"IpAddress": {"aws:SourceIp": "10.0.0.0/33"}}}}), "IpAddress expects an IP address or CIDR range"),
+        ];
+        for (value, expected) in rows {
+            let message = parse_err(value.clone());
+            assert!(
+                message.contains(expected),
+                "{value}: {message:?} lacks {expected:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn statements_may_be_one_object_or_a_list() {
+        let statement =
+            json!({"Sid": "A", "Effect": "Allow", "Principal": "*", "Action": ["sts:*"]});
+        let one = TrustPolicy::from_value(&json!({"Statement": statement})).unwrap();
+        assert_eq!(one.statements()[0].label, "Statement");
+        let many =
+            TrustPolicy::from_value(&json!({"Id": "x", "Statement": [statement, statement]}))
+                .unwrap();
+        assert_eq!(many.statements()[1].describe(), "Statement[1] (Sid `A`)");
+        let none = TrustPolicy::from_value(&json!({"Statement": []})).unwrap();
+        assert!(none.statements().is_empty());
+    }
+
+    #[test]
+    fn the_version_decides_whether_policy_variables_exist() {
+        let doc = |v: Option<&str>| {
+            let mut policy = json!({"Statement": {"Effect": "Allow", "Principal": "*", "Action": "*",
+                "Condition": {"StringEquals": {"k": "${aws:username}"}}}});
+            if let Some(v) = v {
+                policy["Version"] = json!(v);
+            }
+            TrustPolicy::from_value(&policy).unwrap()
+        };
+        let variable = |p: &TrustPolicy| {
+            p.statements()[0].conditions[0].values[0]
+                .variable()
+                .map(str::to_owned)
+        };
+        assert_eq!(doc(Some("2012-10-17")).version(), Version::V2012_10_17);
+        assert_eq!(
+            variable(&doc(Some("2012-10-17"))),
+            Some("aws:username".to_owned())
+        );
+        assert_eq!(variable(&doc(Some("2008-10-17"))), None);
+        assert_eq!(doc(None).version(), Version::V2008_10_17);
+        assert_eq!(variable(&doc(None)), None);
+    }
+
+    #[test]
+    fn documents_are_percent_decoded_when_they_do_not_start_with_a_brace() {
+        let plain = r#"{"Version":"2012-10-17","Statement":{"Effect":"Allow","Principal":"*","Action":"sts:*","Condition":{"StringLike":{"k":"a+b c"}}}}"#;
+        let encoded = "%7B%22Version%22%3A%222012-10-17%22%2C%22Statement%22%3A%7B%22Effect%22%3A%22Allow%22%2C%22Principal%22%3A%22%2A%22%2C%22Action%22%3A%22sts%3A%2A%22%2C%22Condition%22%3A%7B%22StringLike%22%3A%7B%22k%22%3A%22a+b%20c%22%7D%7D%7D%7D";
+        let a = TrustPolicy::from_document(plain).unwrap();
+        let b = TrustPolicy::from_document(encoded).unwrap();
+        assert_eq!(a, b, "`+` stays `+`, `%20` is a space");
+        let c = TrustPolicy::from_document(&format!("  \n{plain}")).unwrap();
+        assert_eq!(a, c);
+        let as_string = TrustPolicy::from_value(&Json::String(encoded.to_owned())).unwrap();
+        assert_eq!(a, as_string);
+    }
+
+    #[test]
+    fn undecodable_or_invalid_documents_say_why() {
+        let e = TrustPolicy::from_document("%7B%22a").unwrap_err().0;
+        assert!(
+            e.starts_with("the percent-decoded trust policy is not valid JSON"),
+            "{e}"
+        );
+        let e = TrustPolicy::from_document("%FF%FE").unwrap_err().0;
+        assert_eq!(e, "the percent-decoded trust policy is not valid UTF-8");
+        let e = TrustPolicy::from_document("{\"Statement\": ")
+            .unwrap_err()
+            .0;
+        assert!(e.starts_with("the trust policy is not valid JSON"), "{e}");
+        let e = TrustPolicy::from_document("").unwrap_err().0;
+        assert!(e.contains("not valid JSON"), "{e}");
+        let e = TrustPolicy::from_value(&Json::String("[1]".into()))
+            .unwrap_err()
+            .0;
+        assert_eq!(e, "a trust policy must be a JSON object, got a list");
+    }
+
+    #[test]
+    fn condition_values_accept_numbers_and_booleans_as_text() {
+        let policy = TrustPolicy::from_value(
+            &json!({"Statement": {"Effect": "Allow", "Principal": "*", "Action": "*",
+            "Condition": {"Bool": {"aws:SecureTransport": true}, "NumericLessThan": {"n": 5}}}}),
+        )
+        .unwrap();
+        let raws: Vec<&str> = policy.statements()[0]
+            .conditions
+            .iter()
+            .map(|c| c.values[0].raw.as_str())
+            .collect();
+        assert_eq!(raws, ["true", "5"]);
+    }
+}

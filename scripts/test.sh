@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it: formatting, lints, unit and integration tests
+# (the differential test against external-dns's Go code included), then the end-to-end
+# suite against a real kube-apiserver, etcd and kubectl built from source.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "cargo fmt --check"
+cargo fmt --all --check
+
+step "cargo clippy (all targets, warnings are errors)"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+
+step "cargo test (unit, integration, differential)"
+cargo test --workspace --locked
+
+if [[ "${ZONEGUARD_SKIP_E2E:-}" == "1" ]]; then
+  step "end-to-end suite NOT run (ZONEGUARD_SKIP_E2E=1)"
+  exit 0
+fi
+step "end-to-end suite (kube-apiserver + etcd + kubectl + zoneguard serve)"
+cargo build --locked
+ZONEGUARD_BIN="${CARGO_TARGET_DIR:-$PWD/target}/debug/zoneguard" tests/e2e/run.sh

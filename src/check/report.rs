@@ -1,0 +1,131 @@
+//! `zoneguard check` output: text for CI logs, JSON for tools (SPEC §6).
+
+use super::manifest::InputError;
+use serde_json::{json, Value};
+use zoneguard_core::admission::Decision;
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+pub struct Checked {
+    pub file: String,
+    pub api_version: String,
+    pub kind: String,
+    pub namespace: String,
+    pub name: String,
+    pub decision: Decision,
+}
+
+pub struct Skipped {
+    pub file: String,
+    pub kind: String,
+    pub name: String,
+}
+
+#[derive(Default)]
+pub struct Outcome {
+    pub results: Vec<Checked>,
+    pub skipped: Vec<Skipped>,
+}
+
+pub fn print(format: Format, outcome: &Outcome, errors: &[InputError]) {
+    for e in errors {
+        eprintln!("zoneguard check: {e}");
+    }
+    match format {
+        Format::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&to_json(outcome)).unwrap_or_default()
+        ),
+        Format::Text => print!("{}", to_text(outcome)),
+    }
+}
+
+pub fn to_json(outcome: &Outcome) -> Value {
+    let results: Vec<Value> = outcome
+        .results
+        .iter()
+        .map(|r| {
+            let violations: Vec<Value> = r
+                .decision
+                .violations
+                .iter()
+                .map(|v| json!({"field": v.field, "value": v.value, "reason": v.reason.as_str(), "message": v.message}))
+                .collect();
+            json!({
+                "file": r.file, "apiVersion": r.api_version, "kind": r.kind, "namespace": r.namespace, "name": r.name,
+                "allowed": r.decision.allowed, "violations": violations, "warnings": r.decision.warnings, "patch": r.decision.patch,
+            })
+        })
+        .collect();
+    let skipped: Vec<Value> = outcome
+        .skipped
+        .iter()
+        .map(|s| json!({"file": s.file, "kind": s.kind, "name": s.name}))
+        .collect();
+    json!({"results": results, "skipped": skipped})
+}
+
+pub fn to_text(outcome: &Outcome) -> String {
+    let mut out = String::new();
+    for r in &outcome.results {
+        let verdict = if r.decision.allowed {
+            "admitted"
+        } else {
+            "DENIED"
+        };
+        out.push_str(&format!(
+            "{}: {} {}/{}: {verdict}\n",
+            r.file, r.kind, r.namespace, r.name
+        ));
+        for v in &r.decision.violations {
+            let message = v.message.replace('\n', "\n      ");
+            out.push_str(&format!("  - {message} [{}]\n", v.reason));
+        }
+        for w in &r.decision.warnings {
+            out.push_str(&format!("  warning: {w}\n"));
+        }
+        for op in &r.decision.patch {
+            out.push_str(&format!("  patch: {}\n", describe_op(op)));
+        }
+    }
+    for s in &outcome.skipped {
+        out.push_str(&format!(
+            "{}: {} {}: skipped (zoneguard does not check this kind)\n",
+            s.file, s.kind, s.name
+        ));
+    }
+    let denied = outcome
+        .results
+        .iter()
+        .filter(|r| !r.decision.allowed)
+        .count();
+    out.push_str(&format!(
+        "{} checked: {} admitted, {denied} denied; {} skipped\n",
+        outcome.results.len(),
+        outcome.results.len() - denied,
+        outcome.skipped.len()
+    ));
+    out
+}
+
+fn describe_op(op: &Value) -> String {
+    let path = op["path"].as_str().unwrap_or_default();
+    match op["value"].as_object() {
+        Some(map) => map
+            .iter()
+            .map(|(k, v)| format!("add annotation {k}={v}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        None => format!(
+            "add {}={}",
+            path.trim_start_matches("/metadata/annotations/")
+                .replace("~1", "/")
+                .replace("~0", "~"),
+            op["value"]
+        ),
+    }
+}

@@ -1,0 +1,163 @@
+//! Rules from ConfigMaps: watches the labelled rule ConfigMaps and installs their combined rules.
+//!
+//! Every change re-combines all rule ConfigMaps with the one rules parser. A valid combination
+//! is installed atomically; an invalid one is refused (logged, counted, and recorded as a
+//! Warning Event on the ConfigMap at fault) and the last valid rule set stays in force. When the
+//! last rule ConfigMap is deleted, the rule set in force is kept and the state is reported: an
+//! empty rules document (`rules.yaml: "{}"`) is the explicit way to run with no rules.
+
+use crate::serve::rules_store::{Origin, RulesStore};
+use futures_util::StreamExt;
+use k8s_openapi::api::core::v1::{ConfigMap, ObjectReference};
+use kube::runtime::events::{Event, EventType, Recorder, Reporter};
+use kube::runtime::watcher::{self, Event as WatchEvent};
+use kube::runtime::WatchStreamExt;
+use kube::{Api, Client, Resource};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use zoneguard_core::admission::RULES_KEY;
+use zoneguard_core::rules::{RuleSet, RuleSource};
+
+/// One rule ConfigMap as last seen.
+#[derive(Debug, Clone, PartialEq)]
+struct Entry {
+    /// `data["rules.yaml"]`; `None` when the key is missing.
+    text: Option<String>,
+    reference: ObjectReference,
+}
+
+type State = BTreeMap<String, Entry>;
+
+/// `ConfigMap ns/name`, the source name rules errors carry.
+fn source_name(cm: &ConfigMap) -> String {
+    let meta = &cm.metadata;
+    format!(
+        "ConfigMap {}/{}",
+        meta.namespace.as_deref().unwrap_or_default(),
+        meta.name.as_deref().unwrap_or_default()
+    )
+}
+
+fn entry(cm: &ConfigMap) -> Entry {
+    Entry {
+        text: cm.data.as_ref().and_then(|d| d.get(RULES_KEY)).cloned(),
+        reference: cm.object_ref(&()),
+    }
+}
+
+/// Watches rule ConfigMaps until the process ends; watch errors are retried with backoff.
+pub async fn watch(client: Client, namespace: String, selector: String, store: Arc<RulesStore>) {
+    let api: Api<ConfigMap> = Api::namespaced(client.clone(), &namespace);
+    let reporter = Reporter {
+        controller: "zoneguard".into(),
+        instance: std::env::var("POD_NAME").ok(),
+    };
+    let recorder = Recorder::new(client, reporter);
+    let mut stream = watcher::watcher(api, watcher::Config::default().labels(&selector))
+        .default_backoff()
+        .boxed();
+    let (mut state, mut buffer, mut installed) = (State::new(), State::new(), None::<State>);
+    tracing::info!(%namespace, %selector, "watching rule ConfigMaps");
+    while let Some(event) = stream.next().await {
+        let changed = match event {
+            Ok(WatchEvent::Init) => {
+                buffer.clear();
+                false
+            }
+            Ok(WatchEvent::InitApply(cm)) => {
+                buffer.insert(source_name(&cm), entry(&cm));
+                false
+            }
+            Ok(WatchEvent::InitDone) => {
+                state = std::mem::take(&mut buffer);
+                true
+            }
+            Ok(WatchEvent::Apply(cm)) => {
+                state.insert(source_name(&cm), entry(&cm)).as_ref() != Some(&entry(&cm))
+            }
+            Ok(WatchEvent::Delete(cm)) => state.remove(&source_name(&cm)).is_some(),
+            Err(e) => {
+                tracing::warn!(error = %e, "rule ConfigMap watch failed; retrying with backoff");
+                false
+            }
+        };
+        if changed {
+            store.set_rule_sources(sources_of(&state));
+            if installed.as_ref() != Some(&state) && reconcile(&state, &store, &recorder).await {
+                installed = Some(state.clone());
+            }
+        }
+    }
+}
+
+fn sources_of(state: &State) -> Vec<(String, String)> {
+    state
+        .iter()
+        .filter_map(|(name, e)| e.text.clone().map(|t| (name.clone(), t)))
+        .collect()
+}
+
+/// Combines `state` and installs it; returns whether it was installed.
+async fn reconcile(state: &State, store: &RulesStore, recorder: &Recorder) -> bool {
+    if state.is_empty() {
+        let problem = "no rule ConfigMap exists: the last valid rule set stays in force (apply an empty rules document to run with no rules)".to_string();
+        store.refuse(Origin::ConfigMap, &[problem]);
+        return false;
+    }
+    let mut problems: Vec<(String, String)> = state
+        .iter()
+        .filter(|(_, e)| e.text.is_none())
+        .map(|(name, _)| {
+            (
+                name.clone(),
+                format!("{name}: the key {RULES_KEY} is missing"),
+            )
+        })
+        .collect();
+    if problems.is_empty() {
+        let sources: Vec<RuleSource<'_>> = state
+            .iter()
+            .filter_map(|(name, e)| e.text.as_deref().map(|text| RuleSource { name, text }))
+            .collect();
+        match RuleSet::from_sources(&sources) {
+            Ok(rules) => {
+                store.install(
+                    rules,
+                    Origin::ConfigMap,
+                    state.keys().cloned().collect::<Vec<_>>().join(", "),
+                );
+                return true;
+            }
+            Err(errors) => {
+                problems = errors
+                    .iter()
+                    .map(|e| (e.source_name.clone(), e.to_string()))
+                    .collect()
+            }
+        }
+    }
+    store.refuse(
+        Origin::ConfigMap,
+        &problems.iter().map(|(_, p)| p.clone()).collect::<Vec<_>>(),
+    );
+    for (name, problem) in &problems {
+        if let Some(e) = state.get(name) {
+            publish(recorder, &e.reference, problem).await;
+        }
+    }
+    false
+}
+
+async fn publish(recorder: &Recorder, reference: &ObjectReference, problem: &str) {
+    let note: String = problem.chars().take(1000).collect();
+    let event = Event {
+        type_: EventType::Warning,
+        reason: "RulesRefused".into(),
+        note: Some(format!("{note}; the last valid rule set stays in force")),
+        action: "LoadRules".into(),
+        secondary: None,
+    };
+    if let Err(e) = recorder.publish(&event, reference).await {
+        tracing::warn!(error = %e, "cannot record an Event for a refused rule ConfigMap");
+    }
+}

@@ -1,0 +1,318 @@
+//! Reads from IAM what the core needs to decide on one ServiceAccount, through the cache,
+//! and hands it over as `Facts`.
+
+use super::cache::TtlCache;
+use super::client::{Clients, Options};
+use super::fetch::{self, Failure};
+use super::metrics::IamMetrics;
+use anyhow::Result;
+use serde_json::Value;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+use zoneguard_core::admission::{Operation, Request};
+use zoneguard_core::annotation;
+use zoneguard_core::arn::RoleArn;
+use zoneguard_core::irsa::{self, Facts, IamRole, Lookup, NamedPolicy, OidcProvider};
+use zoneguard_core::rules::{IrsaSource, RuleSet};
+use zoneguard_core::trust::WebIdentity;
+
+/// Default bound of all lookups for one admission request (inside the webhook's 5 s).
+pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(3);
+
+/// Looks roles, permission policies and OIDC providers up in IAM, with a TTL cache and
+/// single-flight. Cheap to clone; share one per process.
+#[derive(Clone)]
+pub struct Resolver {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    clients: Clients,
+    deadline: Duration,
+    identity: TtlCache<Result<String, Failure>>,
+    roles: TtlCache<Lookup<IamRole>>,
+    permissions: TtlCache<Lookup<Vec<NamedPolicy>>>,
+    providers: TtlCache<Lookup<OidcProvider>>,
+    metrics: IamMetrics,
+}
+
+/// The TTLs and timeout of one resolution, from the rules in force.
+#[derive(Clone, Copy)]
+struct Timing {
+    ttl: Duration,
+    negative_ttl: Duration,
+    call: Duration,
+}
+
+impl Resolver {
+    /// Builds the SDK configuration (default credential chain; endpoint from `options`, else
+    /// `AWS_ENDPOINT_URL`). No network call happens here.
+    pub async fn new(options: &Options) -> Result<Self> {
+        Ok(Self {
+            inner: Arc::new(Inner {
+                clients: Clients::load(options).await?,
+                deadline: options.deadline.unwrap_or(DEFAULT_DEADLINE),
+                identity: TtlCache::new(),
+                roles: TtlCache::new(),
+                permissions: TtlCache::new(),
+                providers: TtlCache::new(),
+                metrics: IamMetrics::new(),
+            }),
+        })
+    }
+
+    /// The metrics, for the server to register (`metrics().register(&mut registry)`).
+    pub fn metrics(&self) -> &IamMetrics {
+        &self.inner.metrics
+    }
+
+    /// Forgets every cached answer.
+    pub fn clear_cache(&self) {
+        let i = &self.inner;
+        i.identity.clear();
+        i.roles.clear();
+        i.permissions.clear();
+        i.providers.clear();
+    }
+
+    /// Whether `validate_with` needs IAM facts for this request: a ServiceAccount CREATE or
+    /// UPDATE outside the exempt namespaces, with `irsa.source: iam`.
+    pub fn wants(rules: &RuleSet, req: &Request<'_>) -> bool {
+        rules.irsa.source == IrsaSource::Iam
+            && req.group.is_empty()
+            && req.kind == "ServiceAccount"
+            && matches!(req.operation, Operation::Create | Operation::Update)
+            && req.sub_resource.is_none_or(str::is_empty)
+            && req.object.is_some()
+            && !rules.exempt_namespaces.contains(req.namespace)
+    }
+
+    /// The facts for an admission request: empty unless [`Resolver::wants`] it. Never fails
+    /// and never takes longer than the deadline: what cannot be read is `Unavailable`.
+    pub async fn resolve(&self, rules: &RuleSet, req: &Request<'_>) -> Facts {
+        match req.object.filter(|_| Self::wants(rules, req)) {
+            Some(object) => {
+                self.resolve_service_account(rules, req.namespace, req.name, object)
+                    .await
+            }
+            None => Facts::none(),
+        }
+    }
+
+    /// The facts for one ServiceAccount object, whatever `irsa.source` says (`zoneguard
+    /// check --iam`).
+    pub async fn resolve_service_account(
+        &self,
+        rules: &RuleSet,
+        namespace: &str,
+        name: &str,
+        object: &Value,
+    ) -> Facts {
+        let mut facts = Facts {
+            resolved: true,
+            ..Facts::default()
+        };
+        let Some(role) = annotation::get(object, irsa::ROLE_ARN)
+            .and_then(|text| RoleArn::parse(text.trim()).ok())
+        else {
+            return facts;
+        };
+        let irsa = &rules.irsa;
+        if !irsa.accounts.is_empty() && !irsa.accounts.contains(&role.account) {
+            return facts;
+        }
+        let timing = Timing {
+            ttl: irsa.cache_ttl,
+            negative_ttl: irsa.negative_cache_ttl,
+            call: irsa.call_timeout,
+        };
+        let targets: Vec<RoleArn> = irsa
+            .chains_of(namespace, name)
+            .map(|c| c.assumes.clone())
+            .collect();
+        let provider = irsa
+            .issuer
+            .as_deref()
+            .filter(|_| irsa.check_provider)
+            .map(|issuer| provider_arn(&role, issuer));
+        let (own, chains) = (&role, !targets.is_empty());
+        let (role_lookup, target_lookups, permissions, provider_lookup) = tokio::join!(
+            self.bounded(self.role(rules, own, timing)),
+            futures_util::future::join_all(
+                targets
+                    .iter()
+                    .map(|t| self.bounded(self.role(rules, t, timing)))
+            ),
+            self.bounded_opt(chains.then(|| self.permissions(rules, own, timing))),
+            self.bounded_opt(
+                provider
+                    .as_deref()
+                    .map(|p| self.provider(rules, own, p, timing))
+            ),
+        );
+        if let Some(lookup) = role_lookup {
+            facts.insert_role(&role, lookup);
+        }
+        for (target, lookup) in targets.iter().zip(target_lookups) {
+            if let Some(lookup) = lookup {
+                facts.insert_role(target, lookup);
+            }
+        }
+        if let Some(lookup) = permissions {
+            facts.insert_permissions(&role, lookup);
+        }
+        if let (Some(arn), Some(lookup)) = (provider, provider_lookup) {
+            facts.insert_provider(&arn, lookup);
+        }
+        facts
+    }
+
+    /// Runs a lookup within the deadline; `None` passes through (nothing to look up).
+    async fn bounded<T>(
+        &self,
+        lookup: impl Future<Output = Option<Lookup<T>>>,
+    ) -> Option<Lookup<T>> {
+        let deadline = self.inner.deadline;
+        tokio::time::timeout(deadline, lookup)
+            .await
+            .unwrap_or_else(|_| {
+                Some(Lookup::Unavailable(format!(
+                    "the IAM lookups did not finish within {}s",
+                    deadline.as_secs_f32()
+                )))
+            })
+    }
+
+    async fn bounded_opt<T, F>(&self, lookup: Option<F>) -> Option<Lookup<T>>
+    where
+        F: Future<Output = Option<Lookup<T>>>,
+    {
+        match lookup {
+            Some(f) => self.bounded(f).await,
+            None => None,
+        }
+    }
+
+    /// `GetRole`, unless the rules list the role's trust policy (static wins).
+    async fn role(&self, rules: &RuleSet, role: &RoleArn, t: Timing) -> Option<Lookup<IamRole>> {
+        let key = role.to_string();
+        if rules.irsa.trust_policies.contains_key(&key) {
+            return None;
+        }
+        let i = &self.inner;
+        let (lookup, hit) = i
+            .roles
+            .get_or_fetch(
+                &key,
+                || async {
+                    match self.client(rules, &role.account, t).await {
+                        Ok(client) => {
+                            fetch::get_role(&client, &role.name, t.call, &i.metrics).await
+                        }
+                        Err(f) => f.into_lookup(),
+                    }
+                },
+                |l| ttl_of(l, t),
+            )
+            .await;
+        i.metrics.hit("role", hit);
+        Some(lookup)
+    }
+
+    async fn permissions(
+        &self,
+        rules: &RuleSet,
+        role: &RoleArn,
+        t: Timing,
+    ) -> Option<Lookup<Vec<NamedPolicy>>> {
+        let i = &self.inner;
+        let (lookup, hit) = i
+            .permissions
+            .get_or_fetch(
+                &role.to_string(),
+                || async {
+                    match self.client(rules, &role.account, t).await {
+                        Ok(client) => {
+                            fetch::permissions(&client, &role.name, t.call, &i.metrics).await
+                        }
+                        Err(f) => f.into_lookup(),
+                    }
+                },
+                |l| ttl_of(l, t),
+            )
+            .await;
+        i.metrics.hit("permissions", hit);
+        Some(lookup)
+    }
+
+    async fn provider(
+        &self,
+        rules: &RuleSet,
+        role: &RoleArn,
+        arn: &str,
+        t: Timing,
+    ) -> Option<Lookup<OidcProvider>> {
+        let i = &self.inner;
+        let (lookup, hit) = i
+            .providers
+            .get_or_fetch(
+                arn,
+                || async {
+                    match self.client(rules, &role.account, t).await {
+                        Ok(client) => fetch::get_provider(&client, arn, t.call, &i.metrics).await,
+                        Err(f) => f.into_lookup(),
+                    }
+                },
+                |l| ttl_of(l, t),
+            )
+            .await;
+        i.metrics.hit("provider", hit);
+        Some(lookup)
+    }
+
+    /// The IAM client for `account`; zoneguard's own account is asked of STS once per TTL.
+    async fn client(
+        &self,
+        rules: &RuleSet,
+        account: &str,
+        t: Timing,
+    ) -> Result<aws_sdk_iam::Client, Failure> {
+        let i = &self.inner;
+        let readers = &rules.irsa.account_readers;
+        let own = if readers.contains_key(account) {
+            Err(Failure::unavailable("not needed"))
+        } else {
+            let (own, hit) = i
+                .identity
+                .get_or_fetch(
+                    "caller",
+                    || i.clients.own_account(t.call, &i.metrics),
+                    |r| if r.is_ok() { t.ttl } else { t.negative_ttl },
+                )
+                .await;
+            i.metrics.hit("identity", hit);
+            own
+        };
+        i.clients.iam_for(account, readers, own).await
+    }
+}
+
+fn ttl_of<T>(lookup: &Lookup<T>, t: Timing) -> Duration {
+    match lookup {
+        Lookup::Found(_) => t.ttl,
+        Lookup::NotFound(_) | Lookup::Unavailable(_) => t.negative_ttl,
+    }
+}
+
+/// The OIDC provider ARN in the role's account for `issuer`, as the core builds it.
+fn provider_arn(role: &RoleArn, issuer: &str) -> String {
+    WebIdentity {
+        role,
+        issuer,
+        namespace: "",
+        service_account: "",
+        audience: "",
+    }
+    .provider_arn()
+}

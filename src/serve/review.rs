@@ -1,0 +1,258 @@
+//! AdmissionReview (`admission.k8s.io/v1`) in and out: the only place that knows the wire format.
+//!
+//! Parsing turns a request body into a [`Review`]; [`Review::core_request`] hands the core a
+//! borrowed [`Request`]; [`respond`] turns the core's [`Decision`] back into an AdmissionReview.
+
+use base64::Engine as _;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use zoneguard_core::admission::{Decision, Operation, Request};
+
+pub const API_VERSION: &str = "admission.k8s.io/v1";
+pub const KIND: &str = "AdmissionReview";
+
+/// Why a body is not a usable AdmissionReview (always answered with 400).
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum ReviewError {
+    #[error("malformed JSON: {0}")]
+    Json(String),
+    #[error("not an AdmissionReview (kind {0:?})")]
+    WrongKind(String),
+    #[error("unsupported apiVersion {0:?}: zoneguard speaks {API_VERSION}")]
+    WrongApiVersion(String),
+    #[error("AdmissionReview has no request")]
+    MissingRequest,
+    #[error("invalid AdmissionReview request: {0}")]
+    InvalidRequest(String),
+    #[error("unknown operation {0:?}")]
+    UnknownOperation(String),
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Envelope {
+    #[serde(default)]
+    api_version: Option<String>,
+    #[serde(default)]
+    kind: Option<String>,
+    #[serde(default)]
+    request: Option<Value>,
+}
+
+#[derive(Debug, Deserialize, Default)]
+pub struct GroupVersionKind {
+    #[serde(default)]
+    pub group: String,
+    #[serde(default)]
+    pub version: String,
+    #[serde(default)]
+    pub kind: String,
+}
+
+/// The parts of `AdmissionRequest` zoneguard uses.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Review {
+    pub uid: String,
+    pub kind: GroupVersionKind,
+    #[serde(default)]
+    pub sub_resource: Option<String>,
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub namespace: Option<String>,
+    pub operation: String,
+    #[serde(default)]
+    pub object: Option<Value>,
+    #[serde(default)]
+    pub old_object: Option<Value>,
+    #[serde(default)]
+    pub dry_run: Option<bool>,
+}
+
+/// Keep parse errors short: they end up in a 400 body and in logs.
+fn short(err: &serde_json::Error) -> String {
+    let mut text = err.to_string();
+    if text.len() > 160 {
+        let mut cut = 160;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        text.truncate(cut);
+        text.push('…');
+    }
+    text
+}
+
+/// Parse a request body as an `admission.k8s.io/v1` AdmissionReview.
+pub fn parse(body: &[u8]) -> Result<Review, ReviewError> {
+    let envelope: Envelope =
+        serde_json::from_slice(body).map_err(|e| ReviewError::Json(short(&e)))?;
+    let kind = envelope.kind.unwrap_or_default();
+    if kind != KIND {
+        return Err(ReviewError::WrongKind(kind));
+    }
+    let api_version = envelope.api_version.unwrap_or_default();
+    if api_version != API_VERSION {
+        return Err(ReviewError::WrongApiVersion(api_version));
+    }
+    let request = envelope.request.ok_or(ReviewError::MissingRequest)?;
+    let review: Review =
+        serde_json::from_value(request).map_err(|e| ReviewError::InvalidRequest(short(&e)))?;
+    review.operation()?;
+    Ok(review)
+}
+
+impl Review {
+    pub fn operation(&self) -> Result<Operation, ReviewError> {
+        match self.operation.as_str() {
+            "CREATE" => Ok(Operation::Create),
+            "UPDATE" => Ok(Operation::Update),
+            "DELETE" => Ok(Operation::Delete),
+            "CONNECT" => Ok(Operation::Connect),
+            other => Err(ReviewError::UnknownOperation(other.to_owned())),
+        }
+    }
+
+    pub fn namespace(&self) -> &str {
+        self.namespace.as_deref().unwrap_or("")
+    }
+
+    /// The object's name: the request's, else the object's own (or its `generateName`).
+    pub fn name(&self) -> &str {
+        if let Some(name) = self.name.as_deref().filter(|n| !n.is_empty()) {
+            return name;
+        }
+        let meta = self.object.as_ref().and_then(|o| o.get("metadata"));
+        let field = |key: &str| meta.and_then(|m| m.get(key)).and_then(Value::as_str);
+        field("name")
+            .filter(|n| !n.is_empty())
+            .or_else(|| field("generateName"))
+            .unwrap_or("")
+    }
+
+    pub fn is_dry_run(&self) -> bool {
+        self.dry_run.unwrap_or(false)
+    }
+
+    /// The core's view of this request. `parse` has already checked the operation.
+    pub fn core_request(&self) -> Request<'_> {
+        Request {
+            operation: self.operation().unwrap_or(Operation::Connect),
+            group: &self.kind.group,
+            version: &self.kind.version,
+            kind: &self.kind.kind,
+            namespace: self.namespace(),
+            name: self.name(),
+            object: self.object.as_ref(),
+            old_object: self.old_object.as_ref(),
+            sub_resource: self.sub_resource.as_deref().filter(|s| !s.is_empty()),
+        }
+    }
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReviewResponse {
+    pub api_version: &'static str,
+    pub kind: &'static str,
+    pub response: AdmissionResponse,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AdmissionResponse {
+    pub uid: String,
+    pub allowed: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<Status>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub patch_type: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub patch: Option<String>,
+}
+
+/// `metav1.Status` as the API server expects it in a denial.
+#[derive(Debug, Serialize)]
+pub struct Status {
+    pub status: &'static str,
+    pub code: u16,
+    pub reason: String,
+    pub message: String,
+}
+
+/// Distinct reason codes of a decision's violations, in order of first appearance.
+pub fn reason_codes(decision: &Decision) -> Vec<&'static str> {
+    let mut codes: Vec<&'static str> = Vec::new();
+    for v in &decision.violations {
+        let code = v.reason.as_str();
+        if !codes.contains(&code) {
+            codes.push(code);
+        }
+    }
+    codes
+}
+
+/// Build the AdmissionReview answer for `review` from the core's decision.
+pub fn respond(review: &Review, decision: &Decision, max_lines: usize) -> ReviewResponse {
+    let status = (!decision.allowed).then(|| Status {
+        status: "Failure",
+        code: 403,
+        reason: reason_codes(decision).join(","),
+        message: decision.summary(
+            &review.kind.kind,
+            review.namespace(),
+            review.name(),
+            max_lines,
+        ),
+    });
+    let patch = (decision.allowed && !decision.patch.is_empty()).then(|| {
+        let json = serde_json::to_vec(&decision.patch).unwrap_or_else(|_| b"[]".to_vec());
+        base64::engine::general_purpose::STANDARD.encode(json)
+    });
+    ReviewResponse {
+        api_version: API_VERSION,
+        kind: KIND,
+        response: AdmissionResponse {
+            uid: review.uid.clone(),
+            allowed: decision.allowed,
+            status,
+            warnings: decision.warnings.clone(),
+            patch_type: patch.as_ref().map(|_| "JSONPatch"),
+            patch,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rejects_wrong_api_version_and_kind() {
+        let v1beta1 =
+            br#"{"apiVersion":"admission.k8s.io/v1beta1","kind":"AdmissionReview","request":{}}"#;
+        assert!(matches!(
+            parse(v1beta1),
+            Err(ReviewError::WrongApiVersion(_))
+        ));
+        let pod = br#"{"apiVersion":"v1","kind":"Pod"}"#;
+        assert_eq!(
+            parse(pod).unwrap_err(),
+            ReviewError::WrongKind("Pod".into())
+        );
+        assert!(matches!(parse(b"{nope"), Err(ReviewError::Json(_))));
+    }
+
+    #[test]
+    fn name_falls_back_to_object_metadata() {
+        let body = br#"{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{
+            "uid":"u","kind":{"group":"","version":"v1","kind":"Service"},"operation":"CREATE",
+            "namespace":"a","object":{"metadata":{"generateName":"svc-"}}}}"#;
+        let review = parse(body).unwrap();
+        assert_eq!(review.name(), "svc-");
+        assert_eq!(review.core_request().namespace, "a");
+    }
+}

@@ -1,0 +1,222 @@
+//! The webhook's HTTP surface: `POST /validate`, `POST /mutate`. Handlers parse the review, ask
+//! the core, and answer; limits, metrics and error mapping live around them.
+
+use super::error::ApiError;
+use super::metrics::{self, EndpointLabels, Metrics, RejectLabels, RequestLabels, ViolationLabels};
+use super::review::{self, Review};
+use super::rules_store::RulesStore;
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use axum::{Json, Router};
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::Semaphore;
+use zoneguard_core::admission::{self, Decision};
+use zoneguard_core::rules::{Enforcement, RuleSource};
+
+#[derive(Debug, Clone, Copy)]
+pub struct RequestLimits {
+    pub body_limit: usize,
+    pub max_in_flight: usize,
+    pub request_timeout: Duration,
+    /// Lines of violations in a denial message before "and N more".
+    pub max_message_lines: usize,
+}
+
+pub struct Webhook {
+    pub rules: Arc<RulesStore>,
+    pub metrics: Arc<Metrics>,
+    pub limits: RequestLimits,
+    permits: Arc<Semaphore>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Endpoint {
+    Validate,
+    Mutate,
+}
+
+impl Endpoint {
+    pub fn label(self) -> &'static str {
+        match self {
+            Endpoint::Validate => "validate",
+            Endpoint::Mutate => "mutate",
+        }
+    }
+
+    fn from_path(path: &str) -> &'static str {
+        match path {
+            "/validate" => "validate",
+            "/mutate" => "mutate",
+            _ => "other",
+        }
+    }
+}
+
+pub fn router(rules: Arc<RulesStore>, metrics: Arc<Metrics>, limits: RequestLimits) -> Router {
+    let permits = Arc::new(Semaphore::new(limits.max_in_flight.max(1)));
+    let state = Arc::new(Webhook {
+        rules,
+        metrics,
+        limits,
+        permits,
+    });
+    Router::new()
+        .route("/validate", post(validate))
+        .route("/mutate", post(mutate))
+        .layer(DefaultBodyLimit::max(limits.body_limit))
+        .layer(middleware::from_fn_with_state(state.clone(), guard))
+        .with_state(state)
+}
+
+/// Concurrency limit (503 beyond it), request timeout, in-flight gauge, and the count of
+/// requests answered with an HTTP error.
+async fn guard(State(hook): State<Arc<Webhook>>, request: Request, next: Next) -> Response {
+    let endpoint = Endpoint::from_path(request.uri().path());
+    let response = match hook.permits.clone().try_acquire_owned() {
+        Err(_) => ApiError::Overloaded.into_response(),
+        Ok(_permit) => {
+            hook.metrics.in_flight.inc();
+            let _gauge = InFlight(&hook.metrics);
+            match tokio::time::timeout(hook.limits.request_timeout, next.run(request)).await {
+                Ok(response) => response,
+                Err(_) => ApiError::Timeout.into_response(),
+            }
+        }
+    };
+    let status = response.status();
+    if !status.is_success() {
+        let code = metrics::status_label(status.as_u16());
+        hook.metrics
+            .rejected
+            .get_or_create(&RejectLabels { endpoint, code })
+            .inc();
+    }
+    response
+}
+
+struct InFlight<'a>(&'a Metrics);
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.in_flight.dec();
+    }
+}
+
+async fn validate(
+    State(hook): State<Arc<Webhook>>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<review::ReviewResponse>, ApiError> {
+    hook.admit(Endpoint::Validate, &body?)
+}
+
+async fn mutate(
+    State(hook): State<Arc<Webhook>>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<review::ReviewResponse>, ApiError> {
+    hook.admit(Endpoint::Mutate, &body?)
+}
+
+impl Webhook {
+    fn admit(
+        &self,
+        endpoint: Endpoint,
+        body: &[u8],
+    ) -> Result<Json<review::ReviewResponse>, ApiError> {
+        let started = Instant::now();
+        let review = review::parse(body)?;
+        let loaded = self.rules.current().ok_or(ApiError::RulesNotLoaded)?;
+        let request = review.core_request();
+        let others = self.rules.rule_sources();
+        let others: Vec<RuleSource<'_>> = others
+            .iter()
+            .map(|(name, text)| RuleSource { name, text })
+            .collect();
+        let decide = || match endpoint {
+            Endpoint::Validate => {
+                admission::validate_with_rule_sources(&loaded.rules, &request, &others)
+            }
+            Endpoint::Mutate => admission::mutate(&loaded.rules, &request),
+        };
+        let decision = std::panic::catch_unwind(AssertUnwindSafe(decide)).map_err(|_| {
+            tracing::error!(uid = %review.uid, kind = %review.kind.kind, "the rules engine failed on this request");
+            ApiError::Internal
+        })?;
+        let answer = review::respond(&review, &decision, self.limits.max_message_lines);
+        self.record(
+            endpoint,
+            &review,
+            &decision,
+            started.elapsed(),
+            loaded.generation,
+        );
+        Ok(Json(answer))
+    }
+
+    fn record(
+        &self,
+        endpoint: Endpoint,
+        review: &Review,
+        decision: &Decision,
+        took: Duration,
+        generation: u64,
+    ) {
+        let verdict = verdict(decision);
+        let endpoint = endpoint.label();
+        let labels = RequestLabels {
+            endpoint,
+            kind: metrics::kind_label(&review.kind.kind),
+            operation: metrics::operation_label(&review.operation),
+            verdict,
+        };
+        self.metrics.requests.get_or_create(&labels).inc();
+        for violation in &decision.violations {
+            let reason = violation.reason.as_str();
+            self.metrics
+                .violations
+                .get_or_create(&ViolationLabels { endpoint, reason })
+                .inc();
+        }
+        self.metrics
+            .duration
+            .get_or_create(&EndpointLabels { endpoint })
+            .observe(took.as_secs_f64());
+        tracing::info!(
+            target: "zoneguard::admission",
+            endpoint,
+            uid = %review.uid,
+            kind = %review.kind.kind,
+            namespace = review.namespace(),
+            name = review.name(),
+            operation = %review.operation,
+            dry_run = review.is_dry_run(),
+            verdict,
+            reasons = %review::reason_codes(decision).join(","),
+            patched = !decision.patch.is_empty(),
+            duration_ms = took.as_secs_f64() * 1000.0,
+            generation,
+            "admission"
+        );
+    }
+}
+
+/// `denied`; `skipped` (kind/operation not checked); `warned` / `audited` (admitted with
+/// violations under warn / audit enforcement); else `allowed`.
+pub fn verdict(decision: &Decision) -> &'static str {
+    if !decision.allowed {
+        "denied"
+    } else if !decision.checked {
+        "skipped"
+    } else if decision.violations.is_empty() {
+        "allowed"
+    } else if decision.enforcement == Enforcement::Audit {
+        "audited"
+    } else {
+        "warned"
+    }
+}

@@ -1,0 +1,239 @@
+//! The rule set in force, swapped atomically, and the sources that feed it.
+//!
+//! Every source (rules files today, a ConfigMap watcher later) ends in one of two calls:
+//! [`RulesStore::install`] with a compiled [`RuleSet`], or [`RulesStore::refuse`] with the reason
+//! the new rules were not used. Requests read the current set with one atomic load and never wait
+//! for a reload.
+
+use super::metrics::{Metrics, SourceLabels};
+use arc_swap::{ArcSwap, ArcSwapOption};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
+use zoneguard_core::rules::{RuleSet, RuleSource, RulesError};
+
+/// Where a rule set came from, for logs and the reload-error metric.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    File,
+    ConfigMap,
+}
+
+impl Origin {
+    pub fn label(self) -> &'static str {
+        match self {
+            Origin::File => "file",
+            Origin::ConfigMap => "configmap",
+        }
+    }
+}
+
+/// One rule set in force.
+#[derive(Debug)]
+pub struct LoadedRules {
+    pub rules: RuleSet,
+    pub generation: u64,
+    /// Human description of the sources (file paths, ConfigMap names).
+    pub description: String,
+    pub loaded_at: SystemTime,
+}
+
+pub struct RulesStore {
+    current: ArcSwapOption<LoadedRules>,
+    /// The rule ConfigMaps in the cluster (`ConfigMap ns/name`, text), so that an edit of one is
+    /// validated together with the others.
+    rule_sources: ArcSwap<Vec<(String, String)>>,
+    generation: AtomicU64,
+    metrics: Arc<Metrics>,
+}
+
+impl RulesStore {
+    pub fn new(metrics: Arc<Metrics>) -> Self {
+        RulesStore {
+            current: ArcSwapOption::empty(),
+            rule_sources: ArcSwap::default(),
+            generation: AtomicU64::new(0),
+            metrics,
+        }
+    }
+
+    /// The rule set every request in progress uses; `None` until the first valid load.
+    pub fn current(&self) -> Option<Arc<LoadedRules>> {
+        self.current.load_full()
+    }
+
+    pub fn generation(&self) -> u64 {
+        self.current.load().as_ref().map_or(0, |l| l.generation)
+    }
+
+    /// Put a new rule set in force (from any source). Returns its generation.
+    pub fn install(&self, rules: RuleSet, origin: Origin, description: String) -> u64 {
+        let generation = self.generation.fetch_add(1, Ordering::SeqCst) + 1;
+        let loaded_at = SystemTime::now();
+        tracing::info!(generation, source = origin.label(), rules = %description, "rule set loaded");
+        self.current.store(Some(Arc::new(LoadedRules {
+            rules,
+            generation,
+            description,
+            loaded_at,
+        })));
+        self.metrics.rules_loaded(generation, loaded_at);
+        generation
+    }
+
+    /// The rule ConfigMaps as last seen by the watcher.
+    pub fn rule_sources(&self) -> Arc<Vec<(String, String)>> {
+        self.rule_sources.load_full()
+    }
+
+    pub fn set_rule_sources(&self, sources: Vec<(String, String)>) {
+        self.rule_sources.store(Arc::new(sources));
+    }
+
+    /// Record that new rules from `origin` were refused; the set in force stays.
+    pub fn refuse(&self, origin: Origin, problems: &[String]) {
+        self.metrics
+            .rules_reload_errors
+            .get_or_create(&SourceLabels {
+                source: origin.label(),
+            })
+            .inc();
+        tracing::error!(
+            source = origin.label(),
+            problems = %problems.join("; "),
+            kept_generation = self.generation(),
+            "new rules refused; the last valid rule set stays in force"
+        );
+    }
+}
+
+/// Rules read from `--rules` files: re-read together, installed only when their text changed.
+pub struct FileRules {
+    paths: Vec<PathBuf>,
+    last_seen: Mutex<Option<Result<Vec<String>, Vec<String>>>>,
+}
+
+impl FileRules {
+    pub fn new(paths: Vec<PathBuf>) -> Self {
+        FileRules {
+            paths,
+            last_seen: Mutex::new(None),
+        }
+    }
+
+    pub fn paths(&self) -> &[PathBuf] {
+        &self.paths
+    }
+
+    fn read_all(&self) -> Result<Vec<String>, Vec<String>> {
+        let mut texts = Vec::with_capacity(self.paths.len());
+        let mut problems = Vec::new();
+        for path in &self.paths {
+            match std::fs::read_to_string(path) {
+                Ok(text) => texts.push(text),
+                Err(e) => problems.push(format!("{}: cannot read: {e}", path.display())),
+            }
+        }
+        if problems.is_empty() {
+            Ok(texts)
+        } else {
+            Err(problems)
+        }
+    }
+
+    fn compile(&self, texts: &[String]) -> Result<RuleSet, Vec<RulesError>> {
+        let names: Vec<String> = self.paths.iter().map(|p| p.display().to_string()).collect();
+        let sources: Vec<RuleSource<'_>> = names
+            .iter()
+            .zip(texts)
+            .map(|(name, text)| RuleSource { name, text })
+            .collect();
+        RuleSet::from_sources(&sources)
+    }
+
+    /// Re-read the files; install them if they changed and are valid. Returns true when a new
+    /// rule set was installed. The same failure is reported once, not on every poll.
+    pub fn reload(&self, store: &RulesStore) -> bool {
+        let read = self.read_all();
+        let mut seen = self.last_seen.lock().unwrap_or_else(|e| e.into_inner());
+        if seen.as_ref() == Some(&read) {
+            return false;
+        }
+        *seen = Some(read.clone());
+        drop(seen);
+        let texts = match read {
+            Ok(texts) => texts,
+            Err(problems) => {
+                store.refuse(Origin::File, &problems);
+                return false;
+            }
+        };
+        match self.compile(&texts) {
+            Ok(rules) => {
+                let names: Vec<String> =
+                    self.paths.iter().map(|p| p.display().to_string()).collect();
+                store.install(rules, Origin::File, names.join(", "));
+                true
+            }
+            Err(errors) => {
+                store.refuse(
+                    Origin::File,
+                    &errors.iter().map(ToString::to_string).collect::<Vec<_>>(),
+                );
+                false
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> RuleSet {
+        let source = RuleSource {
+            name: "t",
+            text: "domainFilters: [example.com]\n",
+        };
+        RuleSet::from_sources(&[source]).expect("valid rules")
+    }
+
+    #[test]
+    fn install_bumps_the_generation_and_refuse_keeps_the_set() {
+        let metrics = Arc::new(Metrics::new());
+        let store = RulesStore::new(metrics.clone());
+        assert!(store.current().is_none());
+        assert_eq!(store.install(sample(), Origin::ConfigMap, "cm a".into()), 1);
+        store.refuse(Origin::ConfigMap, &["cm b: conflict".into()]);
+        let current = store.current().unwrap();
+        assert_eq!(
+            (current.generation, current.description.as_str()),
+            (1, "cm a")
+        );
+        let text = metrics.encode();
+        assert!(
+            text.contains("zoneguard_rules_reload_errors_total{source=\"configmap\"} 1"),
+            "{text}"
+        );
+        assert!(text.contains("zoneguard_rules_generation 1"), "{text}");
+    }
+
+    #[test]
+    fn unreadable_files_are_reported_once_and_load_when_they_appear() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("rules.yaml");
+        let store = RulesStore::new(Arc::new(Metrics::new()));
+        let files = FileRules::new(vec![path.clone()]);
+        assert!(!files.reload(&store));
+        assert!(!files.reload(&store));
+        assert!(store
+            .metrics
+            .encode()
+            .contains("zoneguard_rules_reload_errors_total{source=\"file\"} 1"));
+        std::fs::write(&path, "domainFilters: [example.com]\n").unwrap();
+        assert!(files.reload(&store));
+        assert!(!files.reload(&store), "unchanged text is not reloaded");
+        assert_eq!(store.generation(), 1);
+    }
+}

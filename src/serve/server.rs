@@ -1,0 +1,253 @@
+//! Wiring: load the certificate and rules, bind both ports, start the watchers, and hand back a
+//! handle with the bound addresses and a graceful `shutdown`.
+
+use super::listener::{ConnLimits, HttpsServer};
+use super::metrics::Metrics;
+use super::probes::{self, Readiness};
+use super::routes::{self, RequestLimits};
+use super::rules_store::{FileRules, RulesStore};
+use super::tls::{self, CertStore, TlsError, TlsSource};
+use super::watch::{self, WatchTiming};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::net::TcpListener;
+use tokio::task::JoinHandle;
+use tokio_rustls::TlsAcceptor;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+/// Everything `start` needs (the CLI flags, resolved).
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub listen: SocketAddr,
+    pub probe_listen: SocketAddr,
+    pub tls: TlsSource,
+    pub rules_files: Vec<PathBuf>,
+    /// Rules from ConfigMaps: (namespace, label selector).
+    pub rules_configmaps: Option<(String, String)>,
+    pub requests: RequestLimits,
+    pub connections: ConnLimits,
+    pub watch: WatchTiming,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error(transparent)]
+    Tls(#[from] TlsError),
+    #[error("{flag} {addr}: cannot listen: {source}")]
+    Bind {
+        flag: &'static str,
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+    #[error("watching {what}: {source}")]
+    Watch {
+        what: &'static str,
+        source: notify::Error,
+    },
+    #[error("no rules: pass --rules FILE or --rules-namespace NAMESPACE")]
+    NoRules,
+    #[error(
+        "--rules-namespace: cannot reach the Kubernetes API (in-cluster config or KUBECONFIG): {0}"
+    )]
+    Kube(#[from] kube::Error),
+}
+
+/// A running server.
+pub struct ServerHandle {
+    https_addr: SocketAddr,
+    probe_addr: SocketAddr,
+    rules: Arc<RulesStore>,
+    metrics: Arc<Metrics>,
+    readiness: Arc<Readiness>,
+    shutdown: CancellationToken,
+    /// The probe port outlives the drain, so `/readyz` can say "shutting down".
+    probe_shutdown: CancellationToken,
+    connections: TaskTracker,
+    tasks: Vec<JoinHandle<()>>,
+}
+
+async fn bind(flag: &'static str, addr: SocketAddr) -> Result<TcpListener, StartError> {
+    TcpListener::bind(addr)
+        .await
+        .map_err(|source| StartError::Bind { flag, addr, source })
+}
+
+/// Start the webhook. The certificate is loaded before anything binds; the rules may load later
+/// (`/readyz` says so until they do).
+pub async fn start(config: Config) -> Result<ServerHandle, StartError> {
+    if config.rules_files.is_empty() && config.rules_configmaps.is_none() {
+        return Err(StartError::NoRules);
+    }
+    let kube_client = match &config.rules_configmaps {
+        Some(_) => Some(kube::Client::try_default().await?),
+        None => None,
+    };
+    let metrics = Arc::new(Metrics::new());
+    let certs = Arc::new(CertStore::load(&config.tls)?);
+    metrics
+        .cert_not_after
+        .set(tls::not_after(&certs.current()).unwrap_or(0));
+    let acceptor = TlsAcceptor::from(Arc::new(tls::server_config(certs.clone())?));
+
+    let rules = Arc::new(RulesStore::new(metrics.clone()));
+    let file_rules = Arc::new(FileRules::new(config.rules_files.clone()));
+    if !config.rules_files.is_empty() {
+        file_rules.reload(&rules);
+    }
+
+    let https = bind("--listen", config.listen).await?;
+    let probe = bind("--probe-listen", config.probe_listen).await?;
+    let (https_addr, probe_addr) = (
+        local(&https, config.listen),
+        local(&probe, config.probe_listen),
+    );
+
+    let shutdown = CancellationToken::new();
+    let readiness = Arc::new(Readiness::new(rules.clone()));
+    let mut tasks = spawn_watchers(&config, &certs, &metrics, &file_rules, &rules, &shutdown)?;
+    if let (Some(client), Some((namespace, selector))) =
+        (kube_client, config.rules_configmaps.clone())
+    {
+        tasks.push(tokio::spawn(crate::configmaps::watch(
+            client,
+            namespace,
+            selector,
+            rules.clone(),
+        )));
+    }
+
+    let probe_router = probes::router(readiness.clone(), metrics.clone());
+    let probe_shutdown = CancellationToken::new();
+    let probe_stop = probe_shutdown.clone();
+    tasks.push(tokio::spawn(async move {
+        let serve =
+            axum::serve(probe, probe_router).with_graceful_shutdown(probe_stop.cancelled_owned());
+        if let Err(e) = serve.await {
+            tracing::error!(error = %e, "probe server failed");
+        }
+    }));
+
+    let connections = TaskTracker::new();
+    let server = HttpsServer {
+        listener: https,
+        acceptor,
+        router: routes::router(rules.clone(), metrics.clone(), config.requests),
+        limits: config.connections,
+        shutdown: shutdown.clone(),
+        connections: connections.clone(),
+    };
+    tasks.push(tokio::spawn(server.run()));
+    readiness.tls_up.store(true, Ordering::SeqCst);
+    tracing::info!(listen = %https_addr, probe_listen = %probe_addr, "zoneguard webhook serving");
+    Ok(ServerHandle {
+        https_addr,
+        probe_addr,
+        rules,
+        metrics,
+        readiness,
+        shutdown,
+        probe_shutdown,
+        connections,
+        tasks,
+    })
+}
+
+fn local(listener: &TcpListener, fallback: SocketAddr) -> SocketAddr {
+    listener.local_addr().unwrap_or(fallback)
+}
+
+fn spawn_watchers(
+    config: &Config,
+    certs: &Arc<CertStore>,
+    metrics: &Arc<Metrics>,
+    file_rules: &Arc<FileRules>,
+    rules: &Arc<RulesStore>,
+    shutdown: &CancellationToken,
+) -> Result<Vec<JoinHandle<()>>, StartError> {
+    let mut tasks = Vec::new();
+    if !file_rules.paths().is_empty() {
+        tasks.push(spawn_rules_watch(config, file_rules, rules, shutdown)?);
+    }
+    if let Some((cert, key)) = certs.files() {
+        let dirs = watch::parent_dirs(&[cert.clone(), key.clone()]);
+        let (c, m) = (certs.clone(), metrics.clone());
+        let task = watch::spawn(
+            "certificate",
+            &dirs,
+            config.watch,
+            shutdown.clone(),
+            move || c.reload(&m),
+        )
+        .map_err(|source| StartError::Watch {
+            what: "--tls-cert/--tls-key",
+            source,
+        })?;
+        tasks.push(task);
+    }
+    Ok(tasks)
+}
+
+/// Re-reads the `--rules` files when anything in their directories changes.
+fn spawn_rules_watch(
+    config: &Config,
+    file_rules: &Arc<FileRules>,
+    rules: &Arc<RulesStore>,
+    shutdown: &CancellationToken,
+) -> Result<JoinHandle<()>, StartError> {
+    let dirs = watch::parent_dirs(file_rules.paths());
+    let (fr, store) = (file_rules.clone(), rules.clone());
+    watch::spawn("rules", &dirs, config.watch, shutdown.clone(), move || {
+        fr.reload(&store);
+    })
+    .map_err(|source| StartError::Watch {
+        what: "--rules",
+        source,
+    })
+}
+
+impl ServerHandle {
+    pub fn https_addr(&self) -> SocketAddr {
+        self.https_addr
+    }
+
+    pub fn probe_addr(&self) -> SocketAddr {
+        self.probe_addr
+    }
+
+    /// The rules store: the single entry point for rule sets from any source.
+    pub fn rules(&self) -> &Arc<RulesStore> {
+        &self.rules
+    }
+
+    pub fn metrics(&self) -> &Arc<Metrics> {
+        &self.metrics
+    }
+
+    /// Fail `/readyz`, keep serving for `delay`, then stop accepting and let requests in flight
+    /// finish; everything within `grace`. Returns true when every connection finished in time.
+    pub async fn shutdown(self, delay: Duration, grace: Duration) -> bool {
+        let deadline = tokio::time::Instant::now() + grace;
+        self.readiness.shutting_down.store(true, Ordering::SeqCst);
+        tokio::time::sleep(delay.min(grace)).await;
+        self.shutdown.cancel();
+        self.connections.close();
+        let drained = tokio::time::timeout_at(deadline, self.connections.wait())
+            .await
+            .is_ok();
+        if !drained {
+            tracing::warn!(
+                grace_secs = grace.as_secs_f64(),
+                "grace period over; closing remaining connections"
+            );
+        }
+        self.probe_shutdown.cancel();
+        for task in self.tasks {
+            task.abort();
+        }
+        drained
+    }
+}

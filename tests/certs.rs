@@ -1,0 +1,145 @@
+//! `zoneguard certs`: files, SANs, caBundle, and a webhook serving with them is trusted by a
+//! client that only knows the caBundle and dials the Service name.
+
+mod serve_support;
+
+use base64::Engine as _;
+use serve_support::*;
+use std::process::Command;
+use x509_parser::extensions::GeneralName;
+use zoneguard::serve::start;
+use zoneguard::serve::tls::TlsSource;
+
+fn certs(out: &std::path::Path, extra: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_zoneguard"))
+        .args([
+            "certs",
+            "--service",
+            "zoneguard",
+            "--namespace",
+            "zg-system",
+            "--out",
+        ])
+        .arg(out)
+        .args(extra)
+        .output()
+        .expect("binary runs")
+}
+
+#[test]
+fn writes_ca_and_serving_certificate_and_prints_the_ca_bundle() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("pki");
+    let output = certs(&out, &[]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let ca_pem = std::fs::read_to_string(out.join("ca.crt")).unwrap();
+    let bundle = String::from_utf8(output.stdout).unwrap();
+    let decoded = base64::engine::general_purpose::STANDARD
+        .decode(bundle.trim())
+        .unwrap();
+    assert_eq!(decoded, ca_pem.as_bytes(), "stdout is the caBundle");
+
+    let tls = std::fs::read_to_string(out.join("tls.crt")).unwrap();
+    let der = der_of(&tls);
+    let (_, cert) = x509_parser::parse_x509_certificate(&der).unwrap();
+    let names: Vec<String> = cert
+        .subject_alternative_name()
+        .unwrap()
+        .expect("SAN")
+        .value
+        .general_names
+        .iter()
+        .filter_map(|n| {
+            if let GeneralName::DNSName(d) = n {
+                Some((*d).to_owned())
+            } else {
+                None
+            }
+        })
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "zoneguard.zg-system.svc",
+            "zoneguard.zg-system.svc.cluster.local"
+        ]
+    );
+    assert!(!cert.is_ca());
+    let ca_der = der_of(&ca_pem);
+    let (_, ca) = x509_parser::parse_x509_certificate(&ca_der).unwrap();
+    assert!(ca.is_ca());
+    assert_eq!(cert.issuer(), ca.subject());
+
+    use std::os::unix::fs::PermissionsExt as _;
+    for key in ["tls.key", "ca.key"] {
+        let mode = std::fs::metadata(out.join(key))
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777;
+        assert_eq!(mode, 0o600, "{key}");
+    }
+}
+
+#[test]
+fn refuses_to_overwrite_without_force() {
+    let dir = tempfile::tempdir().unwrap();
+    assert!(certs(dir.path(), &[]).status.success());
+    let before = std::fs::read(dir.path().join("tls.crt")).unwrap();
+    let again = certs(dir.path(), &[]);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("--force"));
+    assert_eq!(std::fs::read(dir.path().join("tls.crt")).unwrap(), before);
+    assert!(certs(dir.path(), &["--force"]).status.success());
+    assert_ne!(std::fs::read(dir.path().join("tls.crt")).unwrap(), before);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_webhook_serving_these_files_is_trusted_through_the_ca_bundle() {
+    let dir = tempfile::tempdir().unwrap();
+    assert!(certs(dir.path(), &[]).status.success());
+    let rules = dir.path().join("rules.yaml");
+    std::fs::write(&rules, fixture_text("rules.yaml")).unwrap();
+    let tls = TlsSource::Files {
+        cert: dir.path().join("tls.crt"),
+        key: dir.path().join("tls.key"),
+    };
+    let handle = start(config(vec![rules], tls)).await.unwrap();
+    let ca = std::fs::read(dir.path().join("ca.crt")).unwrap();
+    let client = reqwest::Client::builder()
+        .tls_built_in_root_certs(false)
+        .add_root_certificate(reqwest::Certificate::from_pem(&ca).unwrap())
+        .use_rustls_tls()
+        .resolve("zoneguard.zg-system.svc", handle.https_addr())
+        .build()
+        .unwrap();
+    let url = format!(
+        "https://zoneguard.zg-system.svc:{}/validate",
+        handle.https_addr().port()
+    );
+    let answer = review(&client, &url, &fixture("ingress-create-allowed.json")).await;
+    assert_eq!(answer["allowed"], true);
+}
+
+#[test]
+fn the_development_certificate_names_localhost_and_expires() {
+    let pair = zoneguard::certs::self_signed_localhost().unwrap();
+    let der = der_of(&pair.cert_pem);
+    let (_, cert) = x509_parser::parse_x509_certificate(&der).unwrap();
+    let days =
+        (cert.validity().not_after.timestamp() - cert.validity().not_before.timestamp()) / 86_400;
+    assert!((29..=31).contains(&days), "{days} days");
+    let names = &cert
+        .subject_alternative_name()
+        .unwrap()
+        .expect("SAN")
+        .value
+        .general_names;
+    assert!(names
+        .iter()
+        .any(|n| matches!(n, GeneralName::DNSName("localhost"))));
+}

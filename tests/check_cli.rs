@@ -1,0 +1,208 @@
+//! `zoneguard check` run as a process on fixture manifests: verdicts, reasons, output, exit codes.
+
+use serde_json::Value;
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+const RULES: &str = "tests/fixtures/check/rules.yaml";
+
+fn zoneguard(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_zoneguard"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("zoneguard starts");
+    if let Some(input) = stdin {
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(input)
+            .expect("write stdin");
+    }
+    drop(child.stdin.take());
+    child.wait_with_output().expect("zoneguard finishes")
+}
+
+fn json_of(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+#[test]
+fn a_mixed_file_gives_one_result_per_object_in_order_and_exit_1() {
+    let out = zoneguard(
+        &[
+            "check",
+            "--rules",
+            RULES,
+            "--output",
+            "json",
+            "tests/fixtures/check/mixed.yaml",
+        ],
+        None,
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc = json_of(&out);
+    let results = doc["results"].as_array().expect("results");
+    let names: Vec<&str> = results
+        .iter()
+        .map(|r| r["name"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(names, ["ok", "stolen", "api", "external-dns"]);
+    let allowed: Vec<bool> = results
+        .iter()
+        .map(|r| r["allowed"].as_bool().unwrap_or(true))
+        .collect();
+    assert_eq!(allowed, [true, false, true, false]);
+    assert_eq!(
+        results[1]["violations"][0]["reason"],
+        "hostname-not-delegated"
+    );
+    assert_eq!(results[1]["violations"][0]["field"], "spec.rules[0].host");
+    assert_eq!(results[1]["violations"][0]["value"], "login.example.com");
+    assert_eq!(results[2]["namespace"], "default");
+    assert_eq!(
+        results[2]["patch"][0]["value"]["external-dns.alpha.kubernetes.io/hostname"],
+        "api.default.example.com"
+    );
+    assert_eq!(doc["skipped"][0]["kind"], "Deployment");
+}
+
+#[test]
+fn the_external_dns_service_account_in_the_wrong_namespace_is_denied_with_the_nearest_miss() {
+    let out = zoneguard(
+        &[
+            "check",
+            "--rules",
+            RULES,
+            "--output",
+            "json",
+            "tests/fixtures/check/mixed.yaml",
+        ],
+        None,
+    );
+    let doc = json_of(&out);
+    let sa = &doc["results"][3]["violations"][0];
+    assert_eq!(sa["reason"], "role-not-trusted");
+    let message = sa["message"].as_str().unwrap_or_default();
+    assert!(message.contains("admits `system:serviceaccount:kube-system:external-dns`, not `system:serviceaccount:external-dns:external-dns`"), "{message}");
+}
+
+#[test]
+fn text_output_groups_violations_under_their_object_with_a_summary() {
+    let out = zoneguard(
+        &["check", "--rules", RULES, "tests/fixtures/check/mixed.yaml"],
+        None,
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("tests/fixtures/check/mixed.yaml: Ingress team-a/stolen: DENIED\n  - spec.rules[0].host \"login.example.com\" is outside this namespace's domains (team-a.example.com)"), "{text}");
+    assert!(text.contains("Deployment app: skipped"), "{text}");
+    assert!(
+        text.ends_with("4 checked: 2 admitted, 2 denied; 1 skipped\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn stdin_json_that_passes_exits_0() {
+    let input = std::fs::read("tests/fixtures/check/admitted.json").expect("fixture");
+    let out = zoneguard(&["check", "--rules", RULES, "-"], Some(&input));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+#[test]
+fn a_directory_is_walked_and_unusable_files_exit_2_naming_file_and_line() {
+    let out = zoneguard(&["check", "--rules", RULES, "tests/fixtures/check"], None);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("tests/fixtures/check/broken.yaml:"), "{err}");
+    assert!(err.contains("non-string-annotation.yaml: Service x: metadata.annotations[\"external-dns.alpha.kubernetes.io/ttl\"] is 60, not a string"), "{err}");
+}
+
+#[test]
+fn bad_rules_exit_2_with_file_line_and_key() {
+    let out = zoneguard(
+        &[
+            "check",
+            "--rules",
+            "tests/fixtures/check/bad-rules.yaml",
+            "tests/fixtures/check/admitted.json",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("tests/fixtures/check/bad-rules.yaml:2: regexDomainFilter: \"(unclosed\" is not a valid regular expression"), "{err}");
+}
+
+#[test]
+fn garbage_on_stdin_exits_2_without_a_panic() {
+    let out = zoneguard(
+        &["check", "--rules", RULES, "-"],
+        Some(&[0xde, 0xad, 0xbe, 0xef, 0x00, 0xff]),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
+}
+
+#[test]
+fn a_ten_megabyte_document_is_read_without_trouble() {
+    let padding = "x".repeat(10 * 1024 * 1024);
+    let doc = format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: big}}\ndata: {{blob: {padding}}}\n"
+    );
+    let out = zoneguard(&["check", "--rules", RULES, "-"], Some(doc.as_bytes()));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("skipped"));
+}
+
+#[test]
+fn deeply_nested_json_is_an_input_error() {
+    let doc = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    let out = zoneguard(&["check", "--rules", RULES, "-"], Some(doc.as_bytes()));
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn the_examples_in_the_readme_run_as_shown() {
+    let out = zoneguard(
+        &[
+            "check",
+            "--rules",
+            "examples/rules.yaml",
+            "examples/manifests",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(
+            "examples/manifests/alb-ingress-no-host.yaml: Ingress default/echo: admitted"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("5 checked: 3 admitted, 2 denied; 0 skipped"),
+        "{text}"
+    );
+}

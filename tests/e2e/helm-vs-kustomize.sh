@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Renders the Helm chart (charts/zoneguard) and the kustomize manifests
+# (manifests/) and fails when they differ: same objects (kind, namespace,
+# name) and the same content, apart from the labels Helm adds to every object
+# (helm.sh/chart, app.kubernetes.io/managed-by, /instance, /version).
+#
+# Pairs compared:
+#   manifests/               vs  helm template --set namespace.create=true
+#   manifests/cert-manager/  vs  helm template --set namespace.create=true,certManager.enabled=true
+#
+# Needs helm and kubectl (built by scripts/tools.sh when missing) and python3
+# with PyYAML.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+
+if [[ -z "${HELM:-}" || -z "${KUBECTL:-}" ]]; then
+  bin_dir="$("$ROOT/scripts/tools.sh" --print-dir kube helm)"
+  HELM="${HELM:-$bin_dir/helm}"
+  KUBECTL="${KUBECTL:-$bin_dir/kubectl}"
+fi
+command -v python3 >/dev/null 2>&1 || { echo "helm-vs-kustomize: python3 is required" >&2; exit 2; }
+python3 -c 'import yaml' 2>/dev/null || { echo "helm-vs-kustomize: python3 PyYAML is required (apt-get install python3-yaml)" >&2; exit 2; }
+
+work="$(mktemp -d "${TMPDIR:-/tmp}/zoneguard-render.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+
+failed=0
+compare() {
+  local label="$1" kustomize_dir="$2"
+  shift 2
+  "$KUBECTL" kustomize "$ROOT/$kustomize_dir" >"$work/kustomize.yaml"
+  "$HELM" template zoneguard "$ROOT/charts/zoneguard" --namespace zoneguard "$@" >"$work/helm.yaml"
+  if python3 - "$work/kustomize.yaml" "$work/helm.yaml" <<'PY'
+import difflib, json, sys, yaml
+
+HELM_LABELS = {"helm.sh/chart", "app.kubernetes.io/managed-by",
+               "app.kubernetes.io/instance", "app.kubernetes.io/version"}
+
+def load(path):
+    objs = {}
+    with open(path) as f:
+        for doc in yaml.safe_load_all(f):
+            if not doc:
+                continue
+            md = doc.setdefault("metadata", {})
+            labels = md.get("labels") or {}
+            for k in HELM_LABELS:
+                labels.pop(k, None)
+            if not labels:
+                md.pop("labels", None)
+            key = (doc.get("apiVersion"), doc.get("kind"), md.get("namespace", ""), md.get("name"))
+            if key in objs:
+                sys.exit(f"{path}: duplicate object {key}")
+            objs[key] = doc
+    return objs
+
+k, h = load(sys.argv[1]), load(sys.argv[2])
+bad = False
+for key in sorted(set(k) | set(h), key=str):
+    name = "/".join(x for x in key if x)
+    if key not in h:
+        print(f"  only in kustomize: {name}"); bad = True; continue
+    if key not in k:
+        print(f"  only in helm:      {name}"); bad = True; continue
+    a = json.dumps(k[key], indent=2, sort_keys=True).splitlines()
+    b = json.dumps(h[key], indent=2, sort_keys=True).splitlines()
+    if a != b:
+        bad = True
+        print(f"  differs: {name}")
+        for line in difflib.unified_diff(a, b, "kustomize", "helm", lineterm="", n=2):
+            print("    " + line)
+print(f"  {len(k)} kustomize objects, {len(h)} helm objects")
+sys.exit(1 if bad else 0)
+PY
+  then
+    echo "ok   - helm and kustomize agree: $label"
+  else
+    echo "FAIL - helm and kustomize differ: $label"
+    failed=$((failed + 1))
+  fi
+}
+
+compare "default install" manifests --set namespace.create=true
+compare "cert-manager" manifests/cert-manager --set namespace.create=true --set certManager.enabled=true
+
+if [[ $failed -gt 0 ]]; then
+  exit 1
+fi

@@ -1,0 +1,751 @@
+#!/usr/bin/env bash
+# End-to-end tests: zoneguard behind a real kube-apiserver, driven by kubectl.
+#
+# What it does:
+#   1. builds (or reuses) etcd, kube-apiserver, kubectl and helm with
+#      scripts/tools.sh, and the zoneguard binary with cargo;
+#   2. starts etcd and kube-apiserver on loopback ports the way envtest does
+#      (throw-away CA, admin client certificate, generated service-account
+#      signing key, RBAC, the admission webhook plugins), data in a temp dir;
+#   3. checks every shipped object against the API server
+#      (`kubectl apply -k manifests/ --dry-run=server`, the same for
+#      `helm template`) and that Helm and kustomize render the same objects;
+#   4. installs manifests/ through a kustomize overlay generated in the temp
+#      dir that changes only the webhooks' clientConfig (url of the local
+#      zoneguard + caBundle), and runs `zoneguard serve` as an ordinary
+#      process with the zoneguard ServiceAccount's token (so the shipped RBAC
+#      is what it runs with);
+#   5. runs the cases through kubectl, printing `ok`/`FAIL` per case and a
+#      final `N passed, M failed`; exits non-zero on any failure.
+# Every process it starts is stopped on exit, on failure too.
+#
+# Environment:
+#   ZONEGUARD_BIN          zoneguard binary (default: cargo build, then
+#                          ${CARGO_TARGET_DIR:-target}/debug/zoneguard)
+#   ZONEGUARD_TOOLS_DIR    tool cache (see scripts/tools.sh)
+#   ZONEGUARD_E2E_KEEP=1   keep the temp dir (logs, kubeconfig) after the run
+#   ZONEGUARD_E2E_RELOAD_TIMEOUT  seconds to wait for a rule edit (default 30)
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+E2E="$ROOT/tests/e2e"
+RELOAD_TIMEOUT="${ZONEGUARD_E2E_RELOAD_TIMEOUT:-30}"
+
+log() { printf 'e2e: %s\n' "$*" >&2; }
+die() { printf 'e2e: error: %s\n' "$*" >&2; exit 2; }
+
+for cmd in openssl curl base64 awk; do
+  command -v "$cmd" >/dev/null 2>&1 || die "$cmd is required"
+done
+
+started=$(date +%s)
+
+# ---------------------------------------------------------------- tools ----
+BIN_DIR="$("$ROOT/scripts/tools.sh" --print-dir kube etcd helm)"
+ETCD="$BIN_DIR/etcd"
+APISERVER="$BIN_DIR/kube-apiserver"
+KUBECTL="$BIN_DIR/kubectl"
+HELM="$BIN_DIR/helm"
+
+if [[ -z "${ZONEGUARD_BIN:-}" ]]; then
+  log "building zoneguard (cargo build)"
+  (cd "$ROOT" && cargo build --quiet --bin zoneguard) || die "cargo build failed"
+  ZONEGUARD_BIN="${CARGO_TARGET_DIR:-$ROOT/target}/debug/zoneguard"
+fi
+[[ -x "$ZONEGUARD_BIN" ]] || die "zoneguard binary not found at $ZONEGUARD_BIN (set ZONEGUARD_BIN)"
+
+# ------------------------------------------------------- process control ----
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/zoneguard-e2e.XXXXXX")"
+LOGS="$WORK/logs"
+mkdir -p "$LOGS"
+declare -a PIDS=()
+SERVE_PID=""
+passed=0
+failed=0
+
+stop_pid() {
+  local pid="$1" i
+  kill -0 "$pid" 2>/dev/null || return 0
+  kill -TERM "$pid" 2>/dev/null || true
+  for i in $(seq 1 50); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  kill -KILL "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+}
+
+cleanup() {
+  local rc=$? i
+  for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do
+    stop_pid "${PIDS[i]}"
+  done
+  if [[ "${ZONEGUARD_E2E_KEEP:-0}" == 1 || $rc -ne 0 || $failed -gt 0 ]]; then
+    log "logs and kubeconfig kept in $WORK"
+  else
+    rm -rf "$WORK"
+  fi
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# start NAME CMD...: runs CMD in the background, output in $LOGS/NAME.log.
+start() {
+  local name="$1"
+  shift
+  "$@" >"$LOGS/$name.log" 2>&1 &
+  LAST_PID=$!
+  PIDS+=("$LAST_PID")
+}
+
+# wait_until SECONDS PID WHAT CMD...: polls CMD until it succeeds; gives up
+# when PID exits or the time runs out.
+wait_until() {
+  local timeout="$1" pid="$2" what="$3"
+  shift 3
+  local deadline=$(($(date +%s) + timeout))
+  until "$@" >/dev/null 2>&1; do
+    if ! kill -0 "$pid" 2>/dev/null; then
+      log "$what exited; last lines of its log:"
+      tail -n 20 "$LOGS/$what.log" >&2 || true
+      return 1
+    fi
+    if [[ $(date +%s) -ge $deadline ]]; then
+      log "$what not ready after ${timeout}s; last lines of its log:"
+      tail -n 20 "$LOGS/$what.log" >&2 || true
+      return 1
+    fi
+    sleep 0.2
+  done
+}
+
+declare -a USED_PORTS=()
+ETCD_PORT="" ETCD_PEER_PORT="" API_PORT="" WEBHOOK_PORT="" PROBE_PORT=""
+# free_port VAR: picks an unused loopback port.
+free_port() {
+  local p _
+  for _ in $(seq 1 100); do
+    p=$((20000 + RANDOM % 40000))
+    [[ " ${USED_PORTS[*]} " == *" $p "* ]] && continue
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+      USED_PORTS+=("$p")
+      printf -v "$1" '%s' "$p"
+      return 0
+    fi
+  done
+  die "no free port found"
+}
+
+# ---------------------------------------------------------- certificates ----
+PKI="$WORK/pki"
+mkdir -p "$PKI"
+# cert NAME CN O EXTENSIONS: a key and a certificate in $PKI signed by the CA
+# in ${CA_DIR:-$PKI} (ca.crt, ca.key).
+cert() {
+  local name="$1" cn="$2" org="$3" ext="$4" subj="/CN=$2" ca="${CA_DIR:-$PKI}"
+  [[ -n "$org" ]] && subj="/O=$org/CN=$cn"
+  openssl req -new -nodes -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 \
+    -keyout "$PKI/$name.key" -out "$PKI/$name.csr" -subj "$subj" 2>/dev/null
+  printf '%s\n' "$ext" >"$PKI/$name.ext"
+  openssl x509 -req -in "$PKI/$name.csr" -CA "$ca/ca.crt" -CAkey "$ca/ca.key" \
+    -CAserial "$PKI/$name.srl" -CAcreateserial -days 2 -extfile "$PKI/$name.ext" \
+    -out "$PKI/$name.crt" 2>/dev/null
+}
+openssl req -x509 -new -nodes -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 \
+  -keyout "$PKI/ca.key" -out "$PKI/ca.crt" -subj "/CN=zoneguard-e2e-ca" -days 2 2>/dev/null
+cert apiserver kube-apiserver "" $'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth'
+cert admin e2e-admin system:masters 'extendedKeyUsage=clientAuth'
+openssl genrsa -out "$PKI/sa.key" 2048 2>/dev/null
+openssl rsa -in "$PKI/sa.key" -pubout -out "$PKI/sa.pub" 2>/dev/null
+
+# ------------------------------------------------------------------ etcd ----
+free_port ETCD_PORT
+free_port ETCD_PEER_PORT
+start etcd "$ETCD" \
+  --name e2e \
+  --data-dir "$WORK/etcd" \
+  --listen-client-urls "http://127.0.0.1:$ETCD_PORT" \
+  --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
+  --listen-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
+  --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
+  --initial-cluster "e2e=http://127.0.0.1:$ETCD_PEER_PORT" \
+  --unsafe-no-fsync \
+  --log-level warn
+ETCD_PID=$LAST_PID
+wait_until 30 "$ETCD_PID" etcd curl -fsS "http://127.0.0.1:$ETCD_PORT/health" || die "etcd did not start"
+
+# -------------------------------------------------------- kube-apiserver ----
+free_port API_PORT
+start kube-apiserver "$APISERVER" \
+  --etcd-servers "http://127.0.0.1:$ETCD_PORT" \
+  --bind-address 127.0.0.1 \
+  --advertise-address 127.0.0.1 \
+  --secure-port "$API_PORT" \
+  --cert-dir "$WORK/apiserver" \
+  --tls-cert-file "$PKI/apiserver.crt" \
+  --tls-private-key-file "$PKI/apiserver.key" \
+  --client-ca-file "$PKI/ca.crt" \
+  --service-account-issuer https://kubernetes.default.svc.cluster.local \
+  --service-account-key-file "$PKI/sa.pub" \
+  --service-account-signing-key-file "$PKI/sa.key" \
+  --authorization-mode RBAC \
+  --enable-admission-plugins NamespaceLifecycle,ServiceAccount,Priority,MutatingAdmissionWebhook,ValidatingAdmissionWebhook,ValidatingAdmissionPolicy \
+  --service-cluster-ip-range 10.0.0.0/24 \
+  --allow-privileged=true \
+  --profiling=false
+API_PID=$LAST_PID
+
+KCFG="$WORK/admin.kubeconfig"
+# kubeconfig FILE USER-YAML: a kubeconfig for the local API server.
+kubeconfig() {
+  cat >"$1" <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+  - name: e2e
+    cluster:
+      server: https://127.0.0.1:$API_PORT
+      certificate-authority-data: $(base64 -w0 <"$PKI/ca.crt")
+users:
+  - name: user
+    user:
+$2
+contexts:
+  - name: e2e
+    context: {cluster: e2e, user: user, namespace: default}
+current-context: e2e
+EOF
+}
+kubeconfig "$KCFG" "      client-certificate-data: $(base64 -w0 <"$PKI/admin.crt")
+      client-key-data: $(base64 -w0 <"$PKI/admin.key")"
+export KUBECONFIG="$KCFG"
+kc() { "$KUBECTL" --request-timeout=40s "$@"; }
+
+wait_until 90 "$API_PID" kube-apiserver kc get --raw /readyz || die "kube-apiserver did not start"
+# The bootstrap controllers create the default namespaces and RBAC roles
+# right after /readyz turns true.
+wait_until 30 "$API_PID" kube-apiserver kc get namespace default || die "default namespace missing"
+log "kube-apiserver $("$APISERVER" --version | awk '{print $2}') up on 127.0.0.1:$API_PORT ($(($(date +%s) - started))s)"
+
+# --------------------------------------------------------------- results ----
+report() {
+  local name="$1" why="$2" out="$3"
+  if [[ -z "$why" ]]; then
+    passed=$((passed + 1))
+    printf 'ok   - %s\n' "$name"
+  else
+    failed=$((failed + 1))
+    printf 'FAIL - %s: %s\n' "$name" "$why"
+    printf '%s\n' "$out" | sed -e 's/^/       | /' | head -n 15
+  fi
+}
+
+# check NAME ok|fail [TEXT...] -- CMD...: runs CMD (stdin is passed on) and
+# wants exit status 0 (ok) or non-zero (fail) and every TEXT in its output
+# (a TEXT starting with "re:" is an extended regular expression; one starting
+# with "not:" must not appear).
+check() {
+  local name="$1" want="$2"
+  shift 2
+  local -a texts=()
+  while [[ $# -gt 0 && "$1" != "--" ]]; do
+    texts+=("$1")
+    shift
+  done
+  [[ $# -gt 0 ]] && shift
+  local out rc=0 why="" t
+  out="$("$@" 2>&1)" || rc=$?
+  case "$want" in
+    ok) [[ $rc -eq 0 ]] || why="exit status $rc, want 0" ;;
+    fail) [[ $rc -ne 0 ]] || why="exit status 0, want non-zero" ;;
+  esac
+  for t in "${texts[@]}"; do
+    if [[ "$t" == re:* ]]; then
+      grep -qE -- "${t#re:}" <<<"$out" || why="${why:+$why; }output does not match '${t#re:}'"
+    elif [[ "$t" == not:* ]]; then
+      ! grep -qF -- "${t#not:}" <<<"$out" || why="${why:+$why; }output contains '${t#not:}'"
+    else
+      grep -qF -- "$t" <<<"$out" || why="${why:+$why; }output lacks '$t'"
+    fi
+  done
+  report "$name" "$why" "$out"
+}
+
+# check_eq NAME WANT CMD...: CMD must succeed and print exactly WANT.
+check_eq() {
+  local name="$1" want="$2"
+  shift 2
+  local out rc=0 why=""
+  out="$("$@" 2>&1)" || rc=$?
+  if [[ $rc -ne 0 ]]; then
+    why="exit status $rc"
+  elif [[ "$out" != "$want" ]]; then
+    why="got '$out', want '$want'"
+  fi
+  report "$name" "$why" "$out"
+}
+
+# eventually SECONDS CMD...: retries CMD until it succeeds.
+eventually() {
+  local timeout="$1"
+  shift
+  local deadline=$(($(date +%s) + timeout))
+  until "$@" >/dev/null 2>&1; do
+    [[ $(date +%s) -lt $deadline ]] || return 1
+    sleep 0.5
+  done
+}
+
+# quiet CMD...: a setup step; its output goes to the log.
+quiet() { "$@" >>"$LOGS/setup.log" 2>&1; }
+
+# ------------------------------------------------ CRDs and shipped objects ----
+quiet kc apply --server-side -f "$E2E/crds/" || die "installing the CRDs failed (see $LOGS/setup.log)"
+quiet kc wait --for condition=Established --timeout 60s \
+  crd/httproutes.gateway.networking.k8s.io crd/dnsendpoints.externaldns.k8s.io || die "CRDs not established"
+# The namespace first: a server-side dry run does not create it for the
+# namespaced objects that follow.
+quiet kc apply -f "$ROOT/manifests/base/namespace.yaml" || die "creating namespace zoneguard failed"
+
+echo "# shipped objects against the API server"
+check "kubectl apply -k manifests/ --dry-run=server" ok "not:Warning" -- \
+  kc apply -k "$ROOT/manifests" --dry-run=server
+helm_dry_run() {
+  "$HELM" template zoneguard "$ROOT/charts/zoneguard" --namespace zoneguard --set namespace.create=true |
+    kc apply --dry-run=server -f -
+}
+check "helm template | kubectl apply --dry-run=server" ok "not:Warning" -- helm_dry_run
+helm_vs_kustomize() { HELM="$HELM" KUBECTL="$KUBECTL" "$E2E/helm-vs-kustomize.sh"; }
+check "helm template and kubectl kustomize render the same objects" ok -- helm_vs_kustomize
+
+# -------------------------------------------------- zoneguard and webhooks ----
+echo "# certificates and install"
+CERTS="$WORK/webhook-certs"
+mkdir -p "$CERTS"
+free_port WEBHOOK_PORT
+free_port PROBE_PORT
+WEBHOOK_HOST=127.0.0.1
+
+# The CA and caBundle come from `zoneguard certs`. Its serving certificate
+# names zoneguard.zoneguard.svc, but the API server calls this local process
+# at https://127.0.0.1:<port>: unless the certificate also names 127.0.0.1
+# (or localhost), a loopback serving certificate is signed with the CA that
+# `zoneguard certs` wrote, so the caBundle under test is still its own.
+find_first() {
+  local f
+  for f in "$@"; do
+    [[ -f "$CERTS/$f" ]] && { printf '%s\n' "$CERTS/$f"; return 0; }
+  done
+  return 1
+}
+make_webhook_certs() {
+  local help extra=() flag sans
+  help="$("$ZONEGUARD_BIN" certs --help 2>&1 || true)"
+  for flag in --ip-address --ip --extra-san --san --host; do
+    if grep -qE -- "(^|[[:space:],])$flag([[:space:]=,]|$)" <<<"$help"; then
+      extra=("$flag" 127.0.0.1)
+      break
+    fi
+  done
+  if ! "$ZONEGUARD_BIN" certs --service zoneguard --namespace zoneguard --out "$CERTS" "${extra[@]}" \
+    >"$LOGS/certs.out" 2>"$LOGS/certs.log"; then
+    CERTS_PROBLEM="zoneguard certs failed: $(head -n 3 "$LOGS/certs.log")"
+    return 1
+  fi
+  if ! CA_CRT="$(find_first ca.crt)" || ! TLS_CRT="$(find_first tls.crt)" || ! TLS_KEY="$(find_first tls.key)"; then
+    CERTS_PROBLEM="zoneguard certs did not write ca.crt, tls.crt and tls.key: $(ls "$CERTS")"
+    return 1
+  fi
+  CA_BUNDLE="$(tail -n 1 "$LOGS/certs.out")"
+  if [[ "$CA_BUNDLE" != "$(base64 -w0 <"$CA_CRT")" ]]; then
+    CERTS_PROBLEM="the caBundle zoneguard certs printed is not base64 of ca.crt"
+    return 1
+  fi
+  if ! openssl verify -CAfile "$CA_CRT" "$TLS_CRT" >/dev/null 2>&1; then
+    CERTS_PROBLEM="tls.crt does not verify against ca.crt"
+    return 1
+  fi
+  sans="$(openssl x509 -in "$TLS_CRT" -noout -ext subjectAltName 2>/dev/null || true)"
+  if ! grep -q 'DNS:zoneguard.zoneguard.svc' <<<"$sans"; then
+    CERTS_PROBLEM="tls.crt does not name zoneguard.zoneguard.svc ($sans)"
+    return 1
+  fi
+  if grep -q 'IP Address:127.0.0.1' <<<"$sans"; then
+    WEBHOOK_HOST=127.0.0.1
+  elif grep -q 'DNS:localhost' <<<"$sans"; then
+    WEBHOOK_HOST=localhost
+  else
+    log "signing a 127.0.0.1 serving certificate with the CA from zoneguard certs"
+    CA_DIR="$CERTS" cert webhook-loopback 127.0.0.1 "" \
+      $'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth'
+    TLS_CRT="$PKI/webhook-loopback.crt" TLS_KEY="$PKI/webhook-loopback.key" WEBHOOK_HOST=127.0.0.1
+  fi
+}
+CERTS_PROBLEM=""
+CA_BUNDLE=""
+if make_webhook_certs; then
+  report "zoneguard certs writes a CA, a serving certificate and the caBundle" "" ""
+else
+  report "zoneguard certs writes a CA, a serving certificate and the caBundle" "$CERTS_PROBLEM" \
+    "$(cat "$LOGS/certs.log" 2>/dev/null)"
+  log "NOTE: using an openssl CA and certificate for the webhook instead"
+  cert webhook 127.0.0.1 "" $'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth'
+  TLS_CRT="$PKI/webhook.crt" TLS_KEY="$PKI/webhook.key" WEBHOOK_HOST=127.0.0.1
+  CA_BUNDLE="$(base64 -w0 <"$PKI/ca.crt")"
+fi
+
+# The overlay: manifests/ with each webhook's clientConfig pointing at the
+# local process. Webhook names are read from the rendered manifests so a new
+# webhook is covered without editing this script.
+OVERLAY="$WORK/overlay"
+mkdir -p "$OVERLAY"
+"$KUBECTL" kustomize "$ROOT/manifests" >"$WORK/manifests.yaml"
+awk '
+  /^kind: / { kind = $2 }
+  /^metadata:/ { inmeta = 1; inwh = 0; next }
+  /^webhooks:/ { inwh = 1; inmeta = 0; next }
+  /^[a-zA-Z]/ { inmeta = 0; inwh = 0 }
+  inmeta && /^  name: / { cfg = $2 }
+  inwh && /^  name: / { print kind, cfg, $2 }
+' "$WORK/manifests.yaml" >"$WORK/webhooks.txt"
+[[ -s "$WORK/webhooks.txt" ]] || die "no webhooks found in manifests/"
+{
+  printf 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n'
+  printf 'resources:\n  - %s\n' "$(realpath --relative-to="$OVERLAY" "$ROOT/manifests")"
+  printf 'patches:\n'
+  while read -r kind cfg hook; do
+    case "$kind" in
+      ValidatingWebhookConfiguration) path=/validate ;;
+      MutatingWebhookConfiguration) path=/mutate ;;
+      *) die "unexpected webhook kind $kind" ;;
+    esac
+    cat <<EOF
+  - patch: |-
+      apiVersion: admissionregistration.k8s.io/v1
+      kind: $kind
+      metadata:
+        name: $cfg
+      webhooks:
+        - name: $hook
+          clientConfig:
+            service: null
+            url: https://$WEBHOOK_HOST:$WEBHOOK_PORT$path
+            caBundle: $CA_BUNDLE
+EOF
+  done <"$WORK/webhooks.txt"
+} >"$OVERLAY/kustomization.yaml"
+"$KUBECTL" kustomize "$OVERLAY" >"$WORK/installed.yaml"
+hooks=$(wc -l <"$WORK/webhooks.txt")
+urls=$(grep -c "url: https://$WEBHOOK_HOST:$WEBHOOK_PORT/" "$WORK/installed.yaml" || true)
+[[ "$hooks" -eq "$urls" ]] || die "overlay left $((hooks - urls)) webhook(s) without the local url"
+if grep -qE '^ +service:$' <(awk '/^webhooks:/,0' "$WORK/installed.yaml"); then
+  die "overlay left a service reference in a webhook clientConfig"
+fi
+quiet kc apply -k "$OVERLAY" || die "installing the manifests failed (see $LOGS/setup.log)"
+
+# zoneguard talks to the API server as its own ServiceAccount, with the
+# shipped Role: the RBAC is tested along with everything else.
+token="$(kc create token zoneguard --namespace zoneguard --duration 2h)" || die "kubectl create token failed"
+ZG_KCFG="$WORK/zoneguard.kubeconfig"
+kubeconfig "$ZG_KCFG" "      token: $token"
+
+# launch_zoneguard RULES-ARGS...: starts `zoneguard serve` in the background.
+launch_zoneguard() {
+  start zoneguard env KUBECONFIG="$ZG_KCFG" "$ZONEGUARD_BIN" serve \
+    --listen "127.0.0.1:$WEBHOOK_PORT" \
+    --probe-listen "127.0.0.1:$PROBE_PORT" \
+    --tls-cert "$TLS_CRT" --tls-key "$TLS_KEY" \
+    "$@"
+  SERVE_PID=$LAST_PID
+}
+readyz() { curl -fsS "http://127.0.0.1:$PROBE_PORT/readyz"; }
+# start_zoneguard RULES-ARGS...: starts `zoneguard serve` and waits for /readyz.
+start_zoneguard() {
+  launch_zoneguard "$@"
+  wait_until 60 "$SERVE_PID" zoneguard readyz
+}
+SERVE_UP=true
+echo "# zoneguard serve"
+if start_zoneguard --rules-namespace zoneguard --rules-selector zoneguard.io/rules=true; then
+  report "zoneguard serve ready with rules from ConfigMaps" "" ""
+  RULES_FROM="configmap"
+else
+  report "zoneguard serve ready with rules from ConfigMaps" "not ready (see $LOGS/zoneguard.log)" \
+    "$(tail -n 5 "$LOGS/zoneguard.log" 2>/dev/null)"
+  # Fall back to the same rules as a file, so the admission cases still run;
+  # the rule ConfigMap cases below then fail, as they should.
+  stop_pid "$SERVE_PID"
+  mv "$LOGS/zoneguard.log" "$LOGS/zoneguard-configmaps.log"
+  kc get configmap zoneguard-rules --namespace zoneguard -o 'jsonpath={.data.rules\.yaml}' >"$WORK/rules.yaml"
+  if start_zoneguard --rules "$WORK/rules.yaml"; then
+    RULES_FROM="file"
+    log "NOTE: zoneguard serve runs with --rules $WORK/rules.yaml (ConfigMap rules unavailable)"
+  else
+    SERVE_UP=false
+    log "zoneguard serve is not ready: the webhook cases below are expected to fail"
+  fi
+fi
+$SERVE_UP && log "zoneguard serve ready on 127.0.0.1:$WEBHOOK_PORT, rules from $RULES_FROM ($(($(date +%s) - started))s since start)"
+
+for ns in team-a team-b external-dns; do
+  quiet kc create namespace "$ns" || true
+done
+
+# ------------------------------------------------------------- manifests ----
+ingress() { # ingress NAMESPACE NAME HOST [TLS-HOST...]
+  local ns="$1" name="$2" host="$3" t
+  shift 3
+  cat <<EOF
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: $name
+  namespace: $ns
+spec:
+  rules:
+    - host: $host
+      http:
+        paths:
+          - path: /
+            pathType: Prefix
+            backend:
+              service: {name: web, port: {number: 80}}
+EOF
+  if [[ $# -gt 0 ]]; then
+    printf '  tls:\n    - secretName: %s-tls\n      hosts:\n' "$name"
+    for t in "$@"; do printf '        - %s\n' "$t"; done
+  fi
+}
+service() { # service NAMESPACE NAME TYPE [ANNOTATION=VALUE...]
+  local ns="$1" name="$2" type="$3" a
+  shift 3
+  printf 'apiVersion: v1\nkind: Service\nmetadata:\n  name: %s\n  namespace: %s\n' "$name" "$ns"
+  if [[ $# -gt 0 ]]; then
+    printf '  annotations:\n'
+    for a in "$@"; do printf '    %s: "%s"\n' "${a%%=*}" "${a#*=}"; done
+  fi
+  printf 'spec:\n  type: %s\n  selector: {app: %s}\n  ports:\n    - {port: 80, targetPort: 8080}\n' "$type" "$name"
+}
+serviceaccount() { # serviceaccount NAMESPACE NAME [ROLE-ARN]
+  printf 'apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: %s\n  namespace: %s\n' "$2" "$1"
+  [[ -n "${3:-}" ]] && printf '  annotations:\n    eks.amazonaws.com/role-arn: "%s"\n' "$3"
+  return 0
+}
+httproute() { # httproute NAMESPACE NAME HOST
+  cat <<EOF
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata:
+  name: $2
+  namespace: $1
+spec:
+  parentRefs:
+    - name: public
+  hostnames: ["$3"]
+  rules:
+    - backendRefs:
+        - {name: web, port: 80}
+EOF
+}
+dnsendpoint() { # dnsendpoint NAMESPACE NAME DNSNAME
+  cat <<EOF
+apiVersion: externaldns.k8s.io/v1alpha1
+kind: DNSEndpoint
+metadata:
+  name: $2
+  namespace: $1
+spec:
+  endpoints:
+    - dnsName: $3
+      recordType: A
+      recordTTL: 300
+      targets: [192.0.2.10]
+EOF
+}
+rules_configmap() { # rules_configmap NAME RULES-YAML
+  printf 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n  namespace: zoneguard\n' "$1"
+  printf '  labels:\n    zoneguard.io/rules: "true"\ndata:\n  rules.yaml: |\n'
+  printf '%s\n' "$2" | sed -e 's/^/    /'
+}
+apply() { kc apply -f - "$@"; }
+get_annotation() { # get_annotation KIND NAMESPACE NAME KEY
+  kc get "$1" "$3" --namespace "$2" -o "jsonpath={.metadata.annotations.${4//./\\.}}"
+}
+
+DENIED='admission webhook "hostnames.zoneguard.io" denied the request'
+SA_DENIED='admission webhook "serviceaccounts.zoneguard.io" denied the request'
+RULES_DENIED='admission webhook "rules.zoneguard.io" denied the request'
+ROLE=arn:aws:iam::111122223333:role/external-dns
+P=external-dns.alpha.kubernetes.io
+
+admitted_dry() { apply --dry-run=server < <(ingress default "$1" "$2"); }
+denied_dry() { ! admitted_dry "$@"; }
+
+# Ready must mean the rules are in force; wait until they visibly are, so a
+# slow first load cannot turn into flaky cases below.
+if $SERVE_UP && ! eventually "$RELOAD_TIMEOUT" denied_dry probe probe.example.net; then
+  log "WARNING: zoneguard is ready but probe.example.net is still admitted: rules not in force"
+fi
+
+# ------------------------------------------------------------------ cases ----
+echo "# hostnames"
+check "Ingress inside the filters admitted" ok "ingress.networking.k8s.io/web created" -- \
+  apply < <(ingress default web web.example.com web.example.com)
+check "Ingress outside the filters rejected with the message" fail \
+  "$DENIED" "shop.example.net" "spec.rules[0].host" -- \
+  apply < <(ingress default shop shop.example.net)
+check "Ingress TLS host outside the filters rejected" fail \
+  "$DENIED" "other.example.net" "spec.tls[0].hosts[1]" -- \
+  apply < <(ingress default web2 web2.example.com web2.example.com other.example.net)
+check "Ingress under an excluded domain rejected" fail "$DENIED" "db.internal.example.com" -- \
+  apply < <(ingress default db db.internal.example.com)
+quiet apply < <(service default plain ClusterIP) || true
+check "kubectl annotate Service outside the filters rejected (UPDATE)" fail \
+  "$DENIED" "plain.example.net" -- \
+  kc annotate service plain "$P/hostname=plain.example.net"
+check_eq "rejected annotation is not stored" "" get_annotation service default plain "$P/hostname"
+
+echo "# injected annotations"
+check "LoadBalancer Service admitted" ok "service/lb created" -- apply < <(service default lb LoadBalancer)
+check_eq "LoadBalancer Service gets the injected hostname" "lb.default.example.com" \
+  get_annotation service default lb "$P/hostname"
+check_eq "LoadBalancer Service gets the injected ttl" "60" get_annotation service default lb "$P/ttl"
+check "LoadBalancer Service with its own hostname admitted" ok -- \
+  apply < <(service default lb-own LoadBalancer "$P/hostname=shop.example.com")
+check_eq "user-set hostname annotation is not overwritten" "shop.example.com" \
+  get_annotation service default lb-own "$P/hostname"
+check_eq "ttl still injected beside the user's hostname" "60" get_annotation service default lb-own "$P/ttl"
+check "applying the same LoadBalancer Service again is unchanged" ok "service/lb unchanged" -- \
+  apply < <(service default lb LoadBalancer)
+
+echo "# IRSA ServiceAccounts"
+check "ServiceAccount with a mismatched role ARN rejected with the nearest miss" fail \
+  "$SA_DENIED" "system:serviceaccount:external-dns:external-dns" "system:serviceaccount:team-a:external-dns" -- \
+  apply < <(serviceaccount team-a external-dns "$ROLE")
+check "ServiceAccount with a matching role ARN admitted" ok "serviceaccount/external-dns created" -- \
+  apply < <(serviceaccount external-dns external-dns "$ROLE")
+check "ServiceAccount with a malformed role ARN rejected" fail "$SA_DENIED" "arn:aws:iam::1234:role/x" -- \
+  apply < <(serviceaccount default broken arn:aws:iam::1234:role/x)
+check "ServiceAccount without a role ARN admitted" ok "serviceaccount/plain created" -- \
+  apply < <(serviceaccount default plain)
+
+echo "# namespace delegation"
+check "team-a may use its delegated subdomain" ok "ingress.networking.k8s.io/app created" -- \
+  apply < <(ingress team-a app app.team-a.example.com)
+check "team-a may not claim login.example.com" fail "$DENIED" "login.example.com" -- \
+  apply < <(ingress team-a login login.example.com)
+check "team-b may not use team-a's subdomain" fail "$DENIED" "app.team-a.example.com" -- \
+  apply < <(ingress team-b app app.team-a.example.com)
+
+echo "# Gateway API and DNSEndpoint"
+check "HTTPRoute inside the filters admitted" ok "httproute.gateway.networking.k8s.io/route created" -- \
+  apply < <(httproute default route route.example.com)
+check "HTTPRoute outside the filters rejected" fail "$DENIED" "route.example.net" -- \
+  apply < <(httproute default route2 route.example.net)
+check "DNSEndpoint inside the filters admitted" ok "dnsendpoint.externaldns.k8s.io/ep created" -- \
+  apply < <(dnsendpoint default ep ep.example.com)
+check "DNSEndpoint outside the filters rejected" fail "$DENIED" "ep.example.net" -- \
+  apply < <(dnsendpoint default ep2 ep.example.net)
+
+echo "# excluded namespaces"
+check "kube-system not affected: Ingress outside the filters admitted" ok -- \
+  apply < <(ingress kube-system evil evil.example.net)
+check "kube-system not affected: ServiceAccount with a foreign role admitted" ok -- \
+  apply < <(serviceaccount kube-system foreign arn:aws:iam::999999999999:role/other)
+quiet apply < <(service kube-system lb LoadBalancer) || true
+check_eq "kube-system not affected: LoadBalancer Service gets no injected hostname" "" \
+  get_annotation service kube-system lb "$P/hostname"
+
+echo "# server-side dry run"
+check "dry run outside the filters gets the same denial" fail "$DENIED" "dry.example.net" "spec.rules[0].host" -- \
+  apply --dry-run=server < <(ingress default dry dry.example.net)
+check "dry run inside the filters admitted" ok "(server dry run)" -- \
+  apply --dry-run=server < <(ingress default dry dry.example.com)
+check "dry run created nothing" fail "NotFound" -- kc get ingress dry --namespace default
+
+echo "# rule ConfigMaps"
+check "a second rule ConfigMap is accepted" ok "configmap/zoneguard-rules-extra created" -- \
+  apply < <(rules_configmap zoneguard-rules-extra 'domainFilters: [example.org]')
+if $SERVE_UP && eventually "$RELOAD_TIMEOUT" admitted_dry www www.example.org; then
+  report "a new rule ConfigMap takes effect without a restart" "" ""
+else
+  report "a new rule ConfigMap takes effect without a restart" \
+    "www.example.org still refused after ${RELOAD_TIMEOUT}s" "$(admitted_dry www www.example.org 2>&1)"
+fi
+check "rule ConfigMap edited" ok "configmap/zoneguard-rules-extra configured" -- \
+  apply < <(rules_configmap zoneguard-rules-extra 'domainFilters: [example.io]')
+if $SERVE_UP && eventually "$RELOAD_TIMEOUT" admitted_dry www www.example.io &&
+  eventually "$RELOAD_TIMEOUT" denied_dry www www.example.org; then
+  report "a rule ConfigMap edit takes effect without a restart" "" ""
+else
+  report "a rule ConfigMap edit takes effect without a restart" \
+    "example.io not admitted or example.org not refused after ${RELOAD_TIMEOUT}s" "$(admitted_dry www www.example.io 2>&1)"
+fi
+check "rule ConfigMap with a bad regex refused" fail "$RULES_DENIED" "regexDomainFilter" -- \
+  apply < <(rules_configmap zoneguard-rules-bad 'regexDomainFilter: "(unclosed"')
+check "rule ConfigMap with an unknown key refused" fail "$RULES_DENIED" "domainFilter" -- \
+  apply < <(rules_configmap zoneguard-rules-bad 'domainFilter: [example.com]')
+check "rule ConfigMap with a bad trust policy refused" fail "$RULES_DENIED" "$ROLE" -- \
+  apply < <(rules_configmap zoneguard-rules-bad "irsa:
+  trustPolicies:
+    $ROLE: '{\"Statement\": '")
+check "rule ConfigMap conflicting with another one refused" fail \
+  "$RULES_DENIED" "re:zoneguard-rules([^-]|$)" "zoneguard-rules-bad" -- \
+  apply < <(rules_configmap zoneguard-rules-bad 'enforcement: warn')
+check "refused rule ConfigMaps were not stored" fail "NotFound" -- \
+  kc get configmap zoneguard-rules-bad --namespace zoneguard
+check "rules in force after refused edits" ok -- admitted_dry www2 www2.example.com
+
+echo "# deleting every rule ConfigMap"
+check "every rule ConfigMap deleted" ok "deleted" -- \
+  kc delete configmap --namespace zoneguard --selector zoneguard.io/rules=true
+sleep 2 # let the watcher see the deletions
+check "with no rule ConfigMaps left, the last rules stay in force" fail "$DENIED" "gone.example.net" -- \
+  apply --dry-run=server < <(ingress default gone gone.example.net)
+
+echo "# zoneguard down"
+if [[ -n "$SERVE_PID" ]]; then
+  stop_pid "$SERVE_PID"
+fi
+check "with zoneguard stopped, a guarded write fails with a clear error (failurePolicy Fail)" fail \
+  'failed calling webhook "hostnames.zoneguard.io"' -- \
+  apply < <(ingress default down down.example.com)
+check "with zoneguard stopped, kube-system objects still apply" ok "ingress.networking.k8s.io/down created" -- \
+  apply < <(ingress kube-system down down.example.com)
+check "with zoneguard stopped, a Service without external-dns annotations applies" ok -- \
+  apply < <(service default down ClusterIP)
+check "with zoneguard stopped, a ServiceAccount without a role ARN applies" ok -- \
+  apply < <(serviceaccount default down)
+check "with zoneguard stopped, rule ConfigMaps can still be repaired" ok -- \
+  apply < <(rules_configmap zoneguard-rules-extra 'domainFilters: [example.io, example.net]')
+
+echo "# a broken rule edit made while zoneguard was down"
+check "with zoneguard stopped, a broken rule edit goes through (failurePolicy Ignore)" ok -- \
+  apply < <(rules_configmap zoneguard-rules-extra 'regexDomainFilter: "(unclosed"')
+mv "$LOGS/zoneguard.log" "$LOGS/zoneguard-first.log"
+launch_zoneguard --rules-namespace zoneguard --rules-selector zoneguard.io/rules=true
+sleep 5
+if ! kill -0 "$SERVE_PID" 2>/dev/null; then
+  report "zoneguard started with only a broken rule ConfigMap runs but is not ready" \
+    "the process exited" "$(tail -n 5 "$LOGS/zoneguard.log")"
+elif readyz >/dev/null 2>&1; then
+  report "zoneguard started with only a broken rule ConfigMap runs but is not ready" \
+    "/readyz answered ready without a valid rule set" "$(tail -n 5 "$LOGS/zoneguard.log")"
+else
+  report "zoneguard started with only a broken rule ConfigMap runs but is not ready" "" ""
+fi
+check "the broken rule ConfigMap gets a Warning Event naming the problem" ok "Warning" "regexDomainFilter" -- \
+  kc get events --namespace zoneguard --field-selector involvedObject.name=zoneguard-rules-extra
+quiet apply < <(rules_configmap zoneguard-rules-extra 'domainFilters: [example.com]') || true
+if eventually "$RELOAD_TIMEOUT" readyz; then
+  report "repairing the rule ConfigMap makes zoneguard ready without a restart" "" ""
+else
+  report "repairing the rule ConfigMap makes zoneguard ready without a restart" \
+    "not ready after ${RELOAD_TIMEOUT}s" "$(tail -n 5 "$LOGS/zoneguard.log")"
+fi
+
+echo "$passed passed, $failed failed"
+log "finished in $(($(date +%s) - started))s"
+[[ $failed -eq 0 ]]

@@ -1,0 +1,110 @@
+// Command extdns-reference reads JSON-lines cases on stdin and prints, for each,
+// external-dns's own DomainFilter verdict. It is the reference side of
+// crates/zoneguard-core/tests/differential.rs.
+//
+// Input, one object per line:
+//
+//	{"filters":[...],"exclusions":[...],"regexInclude":"","regexExclude":"","name":"..."}
+//
+// Output, one line per input line: "true", "false", or "error: <message>" when
+// the case could not be evaluated (bad JSON or a regex RE2 refuses).
+//
+// With the argument "normalize", it reads JSON strings instead, one per line, and
+// prints each name as external-dns normalises it (JSON-quoted): strip one trailing
+// dot, then ToUnicode with the profile of external-dns's internal/idna package.
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+
+	log "github.com/sirupsen/logrus"
+	"golang.org/x/net/idna"
+	"sigs.k8s.io/external-dns/endpoint"
+)
+
+type testCase struct {
+	Filters      []string `json:"filters"`
+	Exclusions   []string `json:"exclusions"`
+	RegexInclude string   `json:"regexInclude"`
+	RegexExclude string   `json:"regexExclude"`
+	Name         string   `json:"name"`
+}
+
+func main() {
+	// external-dns warns on every name that is not a valid IDN; only verdicts matter here.
+	log.SetLevel(log.ErrorLevel)
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(make([]byte, 1024*1024), 64*1024*1024)
+	out := bufio.NewWriter(os.Stdout)
+	defer out.Flush()
+	answer := verdict
+	if len(os.Args) > 1 && os.Args[1] == "normalize" {
+		answer = normalized
+	}
+	for in.Scan() {
+		fmt.Fprintln(out, answer(in.Bytes()))
+	}
+	if err := in.Err(); err != nil {
+		fmt.Fprintln(os.Stderr, "reading stdin:", err)
+		out.Flush()
+		os.Exit(1)
+	}
+}
+
+// verdict evaluates one JSON-encoded case.
+func verdict(line []byte) string {
+	var c testCase
+	if err := json.Unmarshal(line, &c); err != nil {
+		return "error: " + err.Error()
+	}
+	include, err := compileOptional(c.RegexInclude)
+	if err != nil {
+		return "error: regexInclude: " + err.Error()
+	}
+	exclude, err := compileOptional(c.RegexExclude)
+	if err != nil {
+		return "error: regexExclude: " + err.Error()
+	}
+	filter := endpoint.NewDomainFilterWithOptions(
+		endpoint.WithDomainFilter(c.Filters),
+		endpoint.WithDomainExclude(c.Exclusions),
+		endpoint.WithRegexDomainFilter(include),
+		endpoint.WithRegexDomainExclude(exclude),
+	)
+	return fmt.Sprint(filter.Match(c.Name))
+}
+
+// compileOptional compiles a non-empty pattern; an empty one stays nil (unset).
+func compileOptional(pattern string) (*regexp.Regexp, error) {
+	if pattern == "" {
+		return nil, nil
+	}
+	return regexp.Compile(pattern)
+}
+
+// profile is sigs.k8s.io/external-dns/internal/idna.Profile (v0.22.0), which an
+// outside module cannot import; endpoint.normalizeDomain calls its ToUnicode.
+var profile = idna.New(
+	idna.MapForLookup(),
+	idna.Transitional(true),
+	idna.StrictDomainName(false),
+)
+
+// normalized returns, JSON-quoted, external-dns's normalizeDomain of one JSON string.
+func normalized(line []byte) string {
+	var name string
+	if err := json.Unmarshal(line, &name); err != nil {
+		return "error: " + err.Error()
+	}
+	s, _ := profile.ToUnicode(strings.TrimSuffix(name, "."))
+	quoted, err := json.Marshal(s)
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	return string(quoted)
+}

@@ -1,0 +1,253 @@
+//! Admission over real HTTPS against an in-process server: verdicts, messages, patches,
+//! enforcement modes, operations, limits and malformed input.
+
+mod serve_support;
+
+use serve_support::*;
+
+const DENY: &str = "rules.yaml";
+
+fn rules(enforcement: &str) -> String {
+    format!("{}\nenforcement: {enforcement}\n", fixture_text(DENY))
+}
+
+async fn server() -> TestServer {
+    TestServer::start(&fixture_text(DENY)).await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn admits_a_hostname_inside_the_filters() {
+    let s = server().await;
+    // The API server appends `?timeout=…` to the webhook URL.
+    let r = review(
+        &s.client(),
+        &s.url("/validate?timeout=10s"),
+        &fixture("ingress-create-allowed.json"),
+    )
+    .await;
+    assert_eq!(r["allowed"], true);
+    assert!(
+        r.get("status").is_none() && r.get("patch").is_none() && r.get("warnings").is_none(),
+        "{r}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn denies_a_hostname_outside_the_filters_with_the_exact_message() {
+    let s = server().await;
+    let r = review(
+        &s.client(),
+        &s.url("/validate"),
+        &fixture("ingress-create-outside.json"),
+    )
+    .await;
+    assert_eq!(r["allowed"], false);
+    assert_eq!(r["status"]["code"], 403);
+    assert_eq!(r["status"]["reason"], "hostname-outside-filters");
+    assert_eq!(r["status"]["message"], OUTSIDE_MESSAGE);
+}
+
+const OUTSIDE_MESSAGE: &str = "Ingress default/web: spec.rules[0].host \"shop.other.com\" is outside the domains this cluster's external-dns manages (example.com); external-dns would skip it and no DNS record would appear: use a name under example.com or ask the platform team to add the domain to external-dns's domain filters";
+
+#[tokio::test(flavor = "multi_thread")]
+async fn denies_a_name_not_delegated_to_the_namespace() {
+    let s = server().await;
+    let r = review(
+        &s.client(),
+        &s.url("/validate"),
+        &fixture("ingress-create-not-delegated.json"),
+    )
+    .await;
+    assert_eq!(r["allowed"], false);
+    assert_eq!(r["status"]["reason"], "hostname-not-delegated");
+    assert_eq!(
+        r["status"]["message"],
+        "Ingress team-a/web: spec.rules[0].host \"shop.example.com\" is outside this namespace's domains (team-a.example.com); ask the platform team to delegate it or use a name under team-a.example.com"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn many_violations_are_listed_up_to_the_limit() {
+    let s = server().await;
+    let r = review(
+        &s.client(),
+        &s.url("/validate"),
+        &fixture("ingress-create-many-violations.json"),
+    )
+    .await;
+    let message = r["status"]["message"].as_str().unwrap();
+    let lines: Vec<&str> = message.lines().collect();
+    assert_eq!(lines.len(), 6, "{message}");
+    assert!(
+        lines[0]
+            .starts_with("Ingress default/many: spec.rules[0].host \"h0.other.com\" is outside"),
+        "{message}"
+    );
+    assert!(
+        lines[4].starts_with("Ingress default/many: spec.rules[4].host \"h4.other.com\""),
+        "{message}"
+    );
+    assert_eq!(lines[5], "and 2 more");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn mutate_returns_a_json_patch_that_gives_the_expected_object() {
+    let s = server().await;
+    let request = fixture("service-lb-create.json");
+    let r = review(&s.client(), &s.url("/mutate"), &request).await;
+    assert_eq!(r["allowed"], true, "{r}");
+    assert_eq!(r["patchType"], "JSONPatch");
+    let patch = base64_decode(r["patch"].as_str().expect("patch"));
+    let patch: json_patch::Patch = serde_json::from_slice(&patch).unwrap();
+    let mut object = request["request"]["object"].clone();
+    json_patch::patch(&mut object, &patch).unwrap();
+    assert_eq!(object, fixture("service-lb-create.expected.json"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn mutate_sends_no_patch_when_nothing_changes() {
+    let s = server().await;
+    let client = s.client();
+    for name in [
+        "service-lb-annotated.json",
+        "ingress-create-allowed.json",
+        "deployment-create.json",
+    ] {
+        let r = review(&client, &s.url("/mutate"), &fixture(name)).await;
+        assert_eq!(r["allowed"], true, "{name}: {r}");
+        assert!(
+            r.get("patch").is_none() && r.get("patchType").is_none(),
+            "{name}: {r}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn warn_mode_admits_with_warnings() {
+    let s = TestServer::start(&rules("warn")).await;
+    let r = review(
+        &s.client(),
+        &s.url("/validate"),
+        &fixture("ingress-create-outside.json"),
+    )
+    .await;
+    assert_eq!(r["allowed"], true);
+    assert!(r.get("status").is_none());
+    let warnings = r["warnings"].as_array().expect("warnings");
+    assert_eq!(warnings.len(), 1, "{r}");
+    assert!(
+        warnings[0]
+            .as_str()
+            .unwrap()
+            .contains("\"shop.other.com\" is outside"),
+        "{r}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn audit_mode_admits_silently_and_counts() {
+    let s = TestServer::start(&rules("audit")).await;
+    let r = review(
+        &s.client(),
+        &s.url("/validate"),
+        &fixture("ingress-create-outside.json"),
+    )
+    .await;
+    assert_eq!(r["allowed"], true);
+    assert!(
+        r.get("status").is_none() && r.get("warnings").is_none(),
+        "{r}"
+    );
+    let (_, text) = get_text(&s.probe("/metrics")).await;
+    let series = "zoneguard_admission_requests_total{endpoint=\"validate\",kind=\"Ingress\",operation=\"CREATE\",verdict=\"audited\"}";
+    assert_eq!(metric(&text, series), Some(1.0), "{text}");
+    let reason = "zoneguard_admission_violations_total{endpoint=\"validate\",reason=\"hostname-outside-filters\"}";
+    assert_eq!(metric(&text, reason), Some(1.0));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn dry_run_gets_the_same_answer() {
+    let s = server().await;
+    let client = s.client();
+    let normal = review(
+        &client,
+        &s.url("/validate"),
+        &fixture("ingress-create-outside.json"),
+    )
+    .await;
+    let dry = review(
+        &client,
+        &s.url("/validate"),
+        &fixture("ingress-create-outside-dryrun.json"),
+    )
+    .await;
+    assert_eq!(dry["allowed"], false);
+    assert_eq!(dry["status"], normal["status"]);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn update_keeping_an_old_violation_warns_and_adding_one_denies() {
+    let s = server().await;
+    let client = s.client();
+    let kept = review(
+        &client,
+        &s.url("/validate"),
+        &fixture("ingress-update-keeps-old.json"),
+    )
+    .await;
+    assert_eq!(kept["allowed"], true, "{kept}");
+    let warnings = kept["warnings"]
+        .as_array()
+        .expect("warning for the old violation");
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.as_str().unwrap().contains("old.other.com")),
+        "{kept}"
+    );
+
+    let added = review(
+        &client,
+        &s.url("/validate"),
+        &fixture("ingress-update-adds-new.json"),
+    )
+    .await;
+    assert_eq!(added["allowed"], false);
+    let message = added["status"]["message"].as_str().unwrap();
+    assert!(
+        message
+            .starts_with("Ingress default/legacy: spec.rules[1].host \"new.other.com\" is outside"),
+        "{message}"
+    );
+    assert!(
+        !message.contains("old.other.com"),
+        "old violation is not the reason: {message}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn delete_subresources_and_unknown_kinds_are_admitted_without_patch() {
+    let s = server().await;
+    let client = s.client();
+    for name in [
+        "ingress-delete.json",
+        "ingress-status-subresource.json",
+        "deployment-create.json",
+    ] {
+        for path in ["/validate", "/mutate"] {
+            let r = review(&client, &s.url(path), &fixture(name)).await;
+            assert_eq!(r["allowed"], true, "{name} {path}: {r}");
+            assert!(
+                r.get("patch").is_none() && r.get("status").is_none(),
+                "{name} {path}: {r}"
+            );
+        }
+    }
+}
+
+fn base64_decode(text: &str) -> Vec<u8> {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD
+        .decode(text)
+        .unwrap()
+}

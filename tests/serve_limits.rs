@@ -1,0 +1,315 @@
+//! Transport and limits over real HTTPS against an in-process server: HTTP versions, body limit,
+//! malformed input, concurrency limit, timeouts against slow clients, metrics.
+
+mod serve_support;
+
+use serde_json::json;
+use serve_support::*;
+use std::time::Duration;
+
+const DENY: &str = "rules.yaml";
+
+async fn server() -> TestServer {
+    TestServer::start(&fixture_text(DENY)).await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn http1_and_http2_both_work() {
+    let s = server().await;
+    for mode in [Mode::Auto, Mode::Http1] {
+        let client = s.client_mode(mode);
+        let body = serde_json::to_vec(&fixture("ingress-create-allowed.json")).unwrap();
+        let response = client
+            .post(s.url("/validate"))
+            .body(body)
+            .send()
+            .await
+            .unwrap();
+        let expected = if mode == Mode::Http1 {
+            reqwest::Version::HTTP_11
+        } else {
+            reqwest::Version::HTTP_2
+        };
+        assert_eq!(response.version(), expected);
+        assert_eq!(response.status(), 200);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn oversized_bodies_get_413() {
+    let s =
+        TestServer::start_with(&fixture_text(DENY), |c| c.requests.body_limit = 64 * 1024).await;
+    let mut big = fixture("ingress-create-allowed.json");
+    big["request"]["object"]["metadata"]["annotations"] =
+        json!({ "filler": "x".repeat(100 * 1024) });
+    for mode in [Mode::Auto, Mode::Http1] {
+        let (status, body) = post(
+            &s.client_mode(mode),
+            &s.url("/validate"),
+            serde_json::to_vec(&big).unwrap(),
+        )
+        .await;
+        assert_eq!(status, 413, "{body}");
+    }
+    let small = serde_json::to_vec(&fixture("ingress-create-allowed.json")).unwrap();
+    assert_eq!(post(&s.client(), &s.url("/validate"), small).await.0, 200);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn malformed_input_gets_400_with_a_short_reason() {
+    let s = server().await;
+    let client = s.client();
+    let cases: Vec<(Vec<u8>, &str)> = vec![
+        (b"this is not json".to_vec(), "malformed JSON"),
+        (b"{\"apiVersion\":\"v1\",\"kind\":\"Pod\"}".to_vec(), "not an AdmissionReview"),
+        (serde_json::to_vec(&fixture("wrong-api-version.json")).unwrap(), "unsupported apiVersion \"admission.k8s.io/v1beta1\""),
+        (b"{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\"}".to_vec(), "no request"),
+        (br#"{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"x","kind":{"kind":"Ingress"},"operation":"PATCH"}}"#.to_vec(), "unknown operation"),
+        (br#"{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"kind":7}}"#.to_vec(), "invalid AdmissionReview request"),
+        (vec![0xff, 0xfe, 0x00], "malformed JSON"),
+    ];
+    for (body, expected) in cases {
+        for path in ["/validate", "/mutate"] {
+            let (status, answer) = post(&client, &s.url(path), body.clone()).await;
+            assert_eq!(status, 400, "{path} {expected}: {answer}");
+            let text = answer.as_str().unwrap_or_default();
+            assert!(
+                text.contains(expected),
+                "{path}: {text:?} should mention {expected:?}"
+            );
+            assert!(text.len() < 300, "short reason: {text}");
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn metrics_counters_move() {
+    let s = server().await;
+    let client = s.client();
+    let (_, before) = get_text(&s.probe("/metrics")).await;
+    let denied = "zoneguard_admission_requests_total{endpoint=\"validate\",kind=\"Ingress\",operation=\"CREATE\",verdict=\"denied\"}";
+    assert_eq!(metric(&before, denied), None);
+    assert_eq!(
+        metric(&before, "zoneguard_rules_generation"),
+        Some(1.0),
+        "{before}"
+    );
+    for _ in 0..3 {
+        review(
+            &client,
+            &s.url("/validate"),
+            &fixture("ingress-create-outside.json"),
+        )
+        .await;
+    }
+    review(
+        &client,
+        &s.url("/mutate"),
+        &fixture("deployment-create.json"),
+    )
+    .await;
+    post(&client, &s.url("/validate"), b"garbage".to_vec()).await;
+    let (status, after) = get_text(&s.probe("/metrics")).await;
+    assert_eq!(status, 200);
+    assert_eq!(metric(&after, denied), Some(3.0), "{after}");
+    let skipped = "zoneguard_admission_requests_total{endpoint=\"mutate\",kind=\"other\",operation=\"CREATE\",verdict=\"skipped\"}";
+    assert_eq!(metric(&after, skipped), Some(1.0), "{after}");
+    let reason = "zoneguard_admission_violations_total{endpoint=\"validate\",reason=\"hostname-outside-filters\"}";
+    assert_eq!(metric(&after, reason), Some(3.0));
+    assert_eq!(
+        metric(
+            &after,
+            "zoneguard_http_rejected_requests_total{endpoint=\"validate\",code=\"400\"}"
+        ),
+        Some(1.0)
+    );
+    assert_eq!(
+        metric(
+            &after,
+            "zoneguard_admission_duration_seconds_count{endpoint=\"validate\"}"
+        ),
+        Some(3.0)
+    );
+    assert_eq!(
+        metric(&after, "zoneguard_admission_in_flight_requests"),
+        Some(0.0)
+    );
+    assert!(
+        metric(
+            &after,
+            "zoneguard_tls_certificate_not_after_timestamp_seconds"
+        )
+        .unwrap()
+            > 1.7e9
+    );
+    assert!(metric(&after, "zoneguard_rules_last_load_timestamp_seconds").unwrap() > 1.7e9);
+    let open: Vec<&str> = after
+        .lines()
+        .filter(|l| l.contains("namespace=") || l.contains("other.com"))
+        .collect();
+    assert!(open.is_empty(), "labels from an open set: {open:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn requests_beyond_the_concurrency_limit_get_503() {
+    let s = TestServer::start_with(&fixture_text(DENY), |c| c.requests.max_in_flight = 1).await;
+    let client = s.client();
+    // Hold the only slot with a request whose body trickles in.
+    let body = serde_json::to_vec(&fixture("ingress-create-allowed.json")).unwrap();
+    let slow = tokio::spawn({
+        let (client, url) = (client.clone(), s.url("/validate"));
+        async move {
+            post(
+                &client,
+                &url,
+                slow_body(body, 4, std::time::Duration::from_millis(300)),
+            )
+            .await
+        }
+    });
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    let fast = serde_json::to_vec(&fixture("ingress-create-allowed.json")).unwrap();
+    let (status, _) = post(&client, &s.url("/validate"), fast).await;
+    assert_eq!(status, 503);
+    let (status, answer) = slow.await.unwrap();
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["response"]["allowed"], true);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn unknown_paths_and_methods_are_refused() {
+    let s = server().await;
+    let client = s.client();
+    assert_eq!(
+        client
+            .get(s.url("/validate"))
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        405
+    );
+    assert_eq!(
+        client
+            .post(s.url("/nope"))
+            .body("{}")
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        404
+    );
+}
+
+mod slow_clients {
+    use super::*;
+    use rustls_pki_types::{CertificateDer, ServerName};
+    use std::sync::Arc;
+    use std::time::Instant;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::net::TcpStream;
+    use tokio_rustls::client::TlsStream;
+
+    fn tls_config(
+        s: &TestServer,
+        versions: &[&'static rustls::SupportedProtocolVersion],
+    ) -> rustls::ClientConfig {
+        let mut roots = rustls::RootCertStore::empty();
+        roots
+            .add(CertificateDer::from(der_of(&s.pki.ca.cert.cert_pem)))
+            .unwrap();
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let mut config = rustls::ClientConfig::builder_with_provider(provider)
+            .with_protocol_versions(versions)
+            .unwrap()
+            .with_root_certificates(roots)
+            .with_no_client_auth();
+        config.alpn_protocols = vec![b"http/1.1".to_vec()];
+        config
+    }
+
+    async fn connect(
+        s: &TestServer,
+        versions: &[&'static rustls::SupportedProtocolVersion],
+    ) -> TlsStream<TcpStream> {
+        let connector = tokio_rustls::TlsConnector::from(Arc::new(tls_config(s, versions)));
+        let tcp = TcpStream::connect(s.handle.https_addr()).await.unwrap();
+        let name = ServerName::try_from("localhost").unwrap();
+        connector.connect(name, tcp).await.expect("TLS handshake")
+    }
+
+    /// Read until the server closes the connection; returns what was read and when it closed.
+    async fn read_until_closed(
+        stream: &mut TlsStream<TcpStream>,
+        within: Duration,
+    ) -> (Vec<u8>, Duration) {
+        let started = Instant::now();
+        let mut data = Vec::new();
+        let mut buf = [0u8; 4096];
+        loop {
+            match tokio::time::timeout_at((started + within).into(), stream.read(&mut buf)).await {
+                Ok(Ok(0)) | Ok(Err(_)) => return (data, started.elapsed()),
+                Ok(Ok(n)) => data.extend_from_slice(&buf[..n]),
+                Err(_) => panic!("connection still open after {within:?}"),
+            }
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread")]
+    async fn a_client_that_never_finishes_its_headers_is_cut_off() {
+        let s = TestServer::start_with(&fixture_text(DENY), |c| {
+            c.connections.header_read_timeout = Duration::from_millis(500);
+        })
+        .await;
+        let mut stream = connect(&s, &[&rustls::version::TLS13]).await;
+        stream
+            .write_all(b"POST /validate HTTP/1.1\r\nHost: localhost\r\n")
+            .await
+            .unwrap();
+        let (_, closed_after) = read_until_closed(&mut stream, Duration::from_secs(5)).await;
+        assert!(
+            closed_after >= Duration::from_millis(400),
+            "{closed_after:?}"
+        );
+    }
+
+    #[tokio::test(flavor = "multi_thread")]
+    async fn idle_keep_alive_connections_are_closed() {
+        let s = TestServer::start_with(&fixture_text(DENY), |c| {
+            c.connections.idle_timeout = Duration::from_millis(600);
+        })
+        .await;
+        let mut stream = connect(&s, &[&rustls::version::TLS12]).await;
+        assert_eq!(
+            stream.get_ref().1.protocol_version(),
+            Some(rustls::ProtocolVersion::TLSv1_2)
+        );
+        let body = serde_json::to_vec(&fixture("ingress-create-allowed.json")).unwrap();
+        let head = format!(
+            "POST /validate HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+            body.len()
+        );
+        stream.write_all(head.as_bytes()).await.unwrap();
+        stream.write_all(&body).await.unwrap();
+        let (data, closed_after) = read_until_closed(&mut stream, Duration::from_secs(5)).await;
+        let text = String::from_utf8_lossy(&data);
+        assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+        assert!(text.contains("\"allowed\":true"), "{text}");
+        assert!(
+            closed_after >= Duration::from_millis(500),
+            "kept alive first: {closed_after:?}"
+        );
+    }
+
+    #[tokio::test(flavor = "multi_thread")]
+    async fn a_request_slower_than_the_request_timeout_gets_408() {
+        let s = TestServer::start_with(&fixture_text(DENY), |c| {
+            c.requests.request_timeout = Duration::from_millis(300);
+        })
+        .await;
+        let body = serde_json::to_vec(&fixture("ingress-create-allowed.json")).unwrap();
+        let slow = slow_body(body, 4, Duration::from_millis(250));
+        let (status, answer) = post(&s.client(), &s.url("/validate"), slow).await;
+        assert_eq!(status, 408, "{answer}");
+    }
+}
