@@ -12,6 +12,8 @@ pub mod logging;
 pub mod metrics;
 pub mod probes;
 pub mod review;
+#[cfg(test)]
+mod review_props;
 pub mod routes;
 pub mod rules_store;
 pub mod server;

@@ -206,3 +206,11 @@ fn the_examples_in_the_readme_run_as_shown() {
         "{text}"
     );
 }
+
+#[test]
+fn an_object_without_a_name_is_checked_and_shown_as_unnamed() {
+    let doc = b"apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {namespace: team-a}\nspec: {rules: [{host: x.other.org}]}\n";
+    let out = zoneguard(&["check", "--rules", RULES, "-"], Some(doc));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("-: Ingress team-a/(unnamed): DENIED"));
+}

@@ -79,7 +79,10 @@ pub fn to_text(outcome: &Outcome) -> String {
         };
         out.push_str(&format!(
             "{}: {} {}/{}: {verdict}\n",
-            r.file, r.kind, r.namespace, r.name
+            r.file,
+            r.kind,
+            r.namespace,
+            shown(&r.name)
         ));
         for v in &r.decision.violations {
             let message = v.message.replace('\n', "\n      ");
@@ -95,7 +98,9 @@ pub fn to_text(outcome: &Outcome) -> String {
     for s in &outcome.skipped {
         out.push_str(&format!(
             "{}: {} {}: skipped (zoneguard does not check this kind)\n",
-            s.file, s.kind, s.name
+            s.file,
+            s.kind,
+            shown(&s.name)
         ));
     }
     let denied = outcome
@@ -110,6 +115,15 @@ pub fn to_text(outcome: &Outcome) -> String {
         outcome.skipped.len()
     ));
     out
+}
+
+/// A name for humans: objects without one are still checked (the API server would name them).
+fn shown(name: &str) -> &str {
+    if name.is_empty() {
+        "(unnamed)"
+    } else {
+        name
+    }
 }
 
 fn describe_op(op: &Value) -> String {

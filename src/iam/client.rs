@@ -5,7 +5,9 @@
 use super::fetch::{self, Failure};
 use super::metrics::IamMetrics;
 use anyhow::Result;
+use aws_config::environment::region::EnvironmentVariableRegionProvider;
 use aws_config::meta::region::RegionProviderChain;
+use aws_config::profile::region::ProfileFileRegionProvider;
 use aws_config::retry::RetryConfig;
 use aws_config::sts::AssumeRoleProvider;
 use aws_config::timeout::TimeoutConfig;
@@ -45,11 +47,12 @@ impl Clients {
         let http = aws_smithy_http_client::Builder::new()
             .tls_provider(tls::Provider::Rustls(CryptoMode::Ring))
             .build_https();
-        let region = match &options.region {
-            Some(r) => RegionProviderChain::first_try(Region::new(r.clone())),
-            None => RegionProviderChain::default_provider(),
-        }
-        .or_else(Region::new("us-east-1"));
+        // IAM is global: the region only picks the partition and signs. No IMDS lookup (it
+        // would stall outside EC2); `us-east-1` when nothing is configured.
+        let region = RegionProviderChain::first_try(options.region.clone().map(Region::new))
+            .or_else(EnvironmentVariableRegionProvider::new())
+            .or_else(ProfileFileRegionProvider::builder().build())
+            .or_else(Region::new("us-east-1"));
         let mut loader = aws_config::defaults(BehaviorVersion::latest())
             .http_client(http)
             .region(region)

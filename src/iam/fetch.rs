@@ -62,7 +62,8 @@ where
     R: Debug,
 {
     let started = Instant::now();
-    let result = tokio::time::timeout(timeout, call).await;
+    // Boxed: the SDK's futures are deep, and callers nest several of them.
+    let result = tokio::time::timeout(timeout, Box::pin(call)).await;
     metrics.observe(operation, started.elapsed().as_secs_f64());
     let service = service_of(operation);
     match result {
@@ -103,7 +104,19 @@ where
     E: std::error::Error + Send + Sync + 'static,
     R: Debug,
 {
-    let text = DisplayErrorContext(e).to_string();
+    let mut text = DisplayErrorContext(e).to_string();
+    // The chain of messages is enough; drop the Debug dump the SDK appends.
+    for variant in [
+        " (DispatchFailure(",
+        " (ConstructionFailure(",
+        " (ResponseError(",
+        " (TimeoutError(",
+        " (ServiceError(",
+    ] {
+        if let Some(at) = text.find(variant) {
+            text.truncate(at);
+        }
+    }
     if text.chars().count() > MAX_DETAIL {
         format!("{}…", text.chars().take(MAX_DETAIL).collect::<String>())
     } else {

@@ -93,8 +93,7 @@ impl Resolver {
     pub async fn resolve(&self, rules: &RuleSet, req: &Request<'_>) -> Facts {
         match req.object.filter(|_| Self::wants(rules, req)) {
             Some(object) => {
-                self.resolve_service_account(rules, req.namespace, req.name, object)
-                    .await
+                Box::pin(self.resolve_service_account(rules, req.namespace, req.name, object)).await
             }
             None => Facts::none(),
         }
@@ -138,17 +137,17 @@ impl Resolver {
             .map(|issuer| provider_arn(&role, issuer));
         let (own, chains) = (&role, !targets.is_empty());
         let (role_lookup, target_lookups, permissions, provider_lookup) = tokio::join!(
-            self.bounded(self.role(rules, own, timing)),
+            self.bounded(Box::pin(self.role(rules, own, timing))),
             futures_util::future::join_all(
                 targets
                     .iter()
-                    .map(|t| self.bounded(self.role(rules, t, timing)))
+                    .map(|t| self.bounded(Box::pin(self.role(rules, t, timing))))
             ),
-            self.bounded_opt(chains.then(|| self.permissions(rules, own, timing))),
+            self.bounded_opt(chains.then(|| Box::pin(self.permissions(rules, own, timing)))),
             self.bounded_opt(
                 provider
                     .as_deref()
-                    .map(|p| self.provider(rules, own, p, timing))
+                    .map(|p| Box::pin(self.provider(rules, own, p, timing)))
             ),
         );
         if let Some(lookup) = role_lookup {
@@ -174,7 +173,7 @@ impl Resolver {
         lookup: impl Future<Output = Option<Lookup<T>>>,
     ) -> Option<Lookup<T>> {
         let deadline = self.inner.deadline;
-        tokio::time::timeout(deadline, lookup)
+        tokio::time::timeout(deadline, Box::pin(lookup))
             .await
             .unwrap_or_else(|_| {
                 Some(Lookup::Unavailable(format!(
@@ -205,13 +204,15 @@ impl Resolver {
             .roles
             .get_or_fetch(
                 &key,
-                || async {
-                    match self.client(rules, &role.account, t).await {
-                        Ok(client) => {
-                            fetch::get_role(&client, &role.name, t.call, &i.metrics).await
+                || {
+                    Box::pin(async {
+                        match self.client(rules, &role.account, t).await {
+                            Ok(client) => {
+                                fetch::get_role(&client, &role.name, t.call, &i.metrics).await
+                            }
+                            Err(f) => f.into_lookup(),
                         }
-                        Err(f) => f.into_lookup(),
-                    }
+                    })
                 },
                 |l| ttl_of(l, t),
             )
@@ -231,13 +232,15 @@ impl Resolver {
             .permissions
             .get_or_fetch(
                 &role.to_string(),
-                || async {
-                    match self.client(rules, &role.account, t).await {
-                        Ok(client) => {
-                            fetch::permissions(&client, &role.name, t.call, &i.metrics).await
+                || {
+                    Box::pin(async {
+                        match self.client(rules, &role.account, t).await {
+                            Ok(client) => {
+                                fetch::permissions(&client, &role.name, t.call, &i.metrics).await
+                            }
+                            Err(f) => f.into_lookup(),
                         }
-                        Err(f) => f.into_lookup(),
-                    }
+                    })
                 },
                 |l| ttl_of(l, t),
             )
@@ -258,11 +261,15 @@ impl Resolver {
             .providers
             .get_or_fetch(
                 arn,
-                || async {
-                    match self.client(rules, &role.account, t).await {
-                        Ok(client) => fetch::get_provider(&client, arn, t.call, &i.metrics).await,
-                        Err(f) => f.into_lookup(),
-                    }
+                || {
+                    Box::pin(async {
+                        match self.client(rules, &role.account, t).await {
+                            Ok(client) => {
+                                fetch::get_provider(&client, arn, t.call, &i.metrics).await
+                            }
+                            Err(f) => f.into_lookup(),
+                        }
+                    })
                 },
                 |l| ttl_of(l, t),
             )
@@ -315,4 +322,41 @@ fn provider_arn(role: &RoleArn, issuer: &str) -> String {
         audience: "",
     }
     .provider_arn()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_send<T: Send>(_: &T) {}
+    fn assert_send_sync<T: Send + Sync + Clone + 'static>() {}
+
+    /// The server awaits `resolve` inside its request handlers: the future must be `Send`.
+    #[tokio::test]
+    async fn resolve_is_send_and_the_resolver_is_shareable() {
+        assert_send_sync::<Resolver>();
+        let options = Options {
+            endpoint_url: Some("http://127.0.0.1:9".into()),
+            region: Some("us-east-1".into()),
+            deadline: None,
+        };
+        let resolver = Resolver::new(&options).await.expect("resolver");
+        let rules = RuleSet::parse("r", "").expect("rules");
+        let object = serde_json::json!({"kind": "ConfigMap"});
+        let req = Request {
+            operation: Operation::Create,
+            group: "",
+            version: "v1",
+            kind: "ConfigMap",
+            namespace: "default",
+            name: "x",
+            object: Some(&object),
+            old_object: None,
+            sub_resource: None,
+        };
+        let future = resolver.resolve(&rules, &req);
+        assert_send(&future);
+        let facts = future.await;
+        assert!(!facts.resolved, "not a ServiceAccount: no lookups");
+    }
 }

@@ -67,29 +67,47 @@ fn test_environment() {
     });
 }
 
+/// Runs moto (`$1` on port `$2`) while process `$3` lives; SIGTERM stops both.
+const WATCHDOG: &str = r#"
+"$1" -H 127.0.0.1 -p "$2" >/dev/null 2>&1 &
+moto=$!
+trap 'kill $moto 2>/dev/null; wait $moto; exit 0' TERM INT
+while kill -0 "$3" 2>/dev/null && kill -0 "$moto" 2>/dev/null; do sleep 0.2; done
+kill "$moto" 2>/dev/null
+wait "$moto"
+"#;
+
 fn free_port() -> u16 {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind a free port");
     listener.local_addr().expect("local address").port()
 }
 
 impl Moto {
-    /// Starts moto on a free port and waits until it answers (at most 60 s).
+    /// Starts moto on a free port and waits until it answers (at most 60 s). moto runs under
+    /// a small watchdog shell that stops it when this test process goes away, even by abort.
     pub fn start() -> Self {
         test_environment();
         let server = moto_server();
         let port = free_port();
-        let child = Command::new(server)
-            .args(["-H", "127.0.0.1", "-p", &port.to_string()])
+        let child = Command::new("bash")
+            .args(["-c", WATCHDOG, "moto-watchdog"])
+            .arg(server)
+            .arg(port.to_string())
+            .arg(std::process::id().to_string())
+            .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .unwrap_or_else(|e| panic!("cannot start {}: {e}", server.display()));
-        let moto = Moto {
+        let mut moto = Moto {
             child: Some(child),
             url: format!("http://127.0.0.1:{port}"),
         };
         let started = Instant::now();
         while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            if let Some(Ok(Some(status))) = moto.child.as_mut().map(Child::try_wait) {
+                panic!("moto_server exited before listening ({status})");
+            }
             assert!(
                 started.elapsed() < Duration::from_secs(60),
                 "moto_server did not listen on 127.0.0.1:{port} within 60 s"
@@ -99,10 +117,16 @@ impl Moto {
         moto
     }
 
-    /// Stops the server (kill, then reap).
+    /// Stops the server: SIGTERM to the watchdog, which stops moto and waits for it.
     pub fn stop(&mut self) {
         if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
+            let terminated = Command::new("kill")
+                .arg(child.id().to_string())
+                .status()
+                .is_ok_and(|s| s.success());
+            if !terminated {
+                let _ = child.kill();
+            }
             let _ = child.wait();
         }
     }
@@ -221,7 +245,11 @@ impl Admin {
             .send()
             .await
             .unwrap_or_else(|e| panic!("create policy {name}: {e:?}"));
-        let arn = out.policy().and_then(|p| p.arn()).expect("policy arn").to_owned();
+        let arn = out
+            .policy()
+            .and_then(|p| p.arn())
+            .expect("policy arn")
+            .to_owned();
         self.0
             .attach_role_policy()
             .role_name(role)
@@ -245,7 +273,9 @@ impl Admin {
             .send()
             .await
             .unwrap_or_else(|e| panic!("create provider: {e:?}"));
-        out.open_id_connect_provider_arn().expect("provider arn").to_owned()
+        out.open_id_connect_provider_arn()
+            .expect("provider arn")
+            .to_owned()
     }
 }
 
@@ -288,7 +318,12 @@ pub fn service_account(namespace: &str, name: &str, arn: &str) -> Value {
 }
 
 /// What the webhook does for a ServiceAccount CREATE: resolve, then validate.
-pub async fn admit(resolver: &Resolver, rules: &RuleSet, namespace: &str, object: &Value) -> Decision {
+pub async fn admit(
+    resolver: &Resolver,
+    rules: &RuleSet,
+    namespace: &str,
+    object: &Value,
+) -> Decision {
     let name = object["metadata"]["name"].as_str().unwrap_or_default();
     let req = Request {
         operation: Operation::Create,

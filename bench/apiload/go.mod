@@ -1,0 +1,3 @@
+module zoneguard.example/bench/apiload
+
+go 1.22

@@ -1,0 +1,13 @@
+//! Fuzz target: Hostname matching and hostname syntax checks. See ../checks.rs for what it asserts.
+#![no_main]
+
+/// Unused by this target; checks.rs names it.
+#[allow(dead_code)]
+#[path = "../../src/serve/review.rs"]
+mod review;
+
+#[path = "../checks.rs"]
+#[allow(dead_code)]
+mod checks;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| checks::hostname_match(data));

@@ -1,0 +1,13 @@
+//! Fuzz target: Rules parsing and deciding with the parsed rules. See ../checks.rs for what it asserts.
+#![no_main]
+
+/// Unused by this target; checks.rs names it.
+#[allow(dead_code)]
+#[path = "../../src/serve/review.rs"]
+mod review;
+
+#[path = "../checks.rs"]
+#[allow(dead_code)]
+mod checks;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| checks::rules_parse(data));

@@ -1,0 +1,223 @@
+#!/usr/bin/env bash
+# shellcheck disable=SC2153 # NAME_* variables are set by measure() through printf -v
+# Load benchmark: zoneguard serve against an nginx baseline, side by side, over TLS on loopback.
+#
+#   scripts/bench.sh
+#
+# 1. builds zoneguard in release mode (or uses ZONEGUARD_BIN);
+# 2. generates realistic rules (bench/gen-rules.sh 50 20 200 3: 50 domain filters,
+#    20 namespace delegations, 200 trust policies, 3 inject rules) and one self-signed
+#    ECDSA P-256 certificate that both servers use;
+# 3. measures start-to-ready with file rules (zoneguard serve launched -> /readyz 200), 5 times;
+# 4. starts zoneguard and nginx (Debian package; non-daemon, its own temp config from
+#    bench/nginx.conf.template, `return 200` of a fixed AdmissionReview response);
+# 5. drives both with wrk (bench/wrk-mix.lua: Ingress with 3 hosts -> /validate, LoadBalancer
+#    Service -> /mutate, ServiceAccount with a trust policy -> /validate, a denied Ingress ->
+#    /validate, round robin) at the same concurrency, same TLS version and certificate:
+#    first at full speed, then both paced at half of zoneguard's maximum rate;
+# 6. prints requests/s, p50/p99/p99.9, CPU seconds per 10 000 requests (utime+stime from
+#    /proc/<pid>/stat, all nginx processes summed), peak RSS (VmHWM; nginx master + workers
+#    summed), and the ratios zoneguard/nginx.
+#
+# Every run is bounded (wrk -d); every process is stopped on exit. Traffic: 127.0.0.1 only.
+#
+# Environment:
+#   ZONEGUARD_BIN         binary to run (default: cargo build --release)
+#   BENCH_DURATION        seconds per measured run (default 10)
+#   BENCH_WARMUP          seconds of warm-up before each measured run (default 2)
+#   BENCH_CONCURRENCY     connections (default 64)
+#   BENCH_PIN             1 (default): servers on CPU 0, wrk (1 thread) on CPU 1, so the server
+#                         under test gets exactly one core; 0: no pinning, wrk with 2 threads
+#   BENCH_TLS             nginx ssl_protocols (default "TLSv1.2 TLSv1.3", as zoneguard)
+#   BENCH_SERVER_LOG      where zoneguard's per-request JSON log goes (default /dev/null)
+#   BENCH_KEEP=1          keep the temp dir
+set -euo pipefail
+
+# shellcheck source=bench/lib.sh
+source "$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/bench/lib.sh"
+
+DURATION="${BENCH_DURATION:-10}"
+WARMUP="${BENCH_WARMUP:-2}"
+CONC="${BENCH_CONCURRENCY:-64}"
+PIN="${BENCH_PIN:-1}"
+TLS_PROTOCOLS="${BENCH_TLS:-TLSv1.2 TLSv1.3}"
+SERVER_LOG="${BENCH_SERVER_LOG:-/dev/null}"
+NGINX="$(command -v nginx || echo /usr/sbin/nginx)"
+
+need wrk openssl curl awk taskset
+[[ -x "$NGINX" ]] || die "nginx is required (Debian: apt-get install nginx)"
+bench_init bench
+build_zoneguard
+
+if [[ "$PIN" == 1 ]]; then
+  SERVER_PIN=(taskset -c 0)
+  WRK_PIN=(taskset -c 1)
+  WRK_THREADS=1
+  NGINX_WORKERS=1
+else
+  SERVER_PIN=()
+  WRK_PIN=()
+  WRK_THREADS=2
+  NGINX_WORKERS=auto
+fi
+
+W="$BENCH_WORK"
+"$BENCH_DIR/gen-rules.sh" 50 20 200 3 >"$W/rules.yaml"
+make_cert "$W/tls"
+
+# ------------------------------------------------------------ start to ready ----
+start_zoneguard() { # LOG: starts zoneguard on fresh ports; sets ZG_PID ZG_PORT ZG_PROBE
+  free_port ZG_PORT
+  free_port ZG_PROBE
+  bg_start "$1" "${SERVER_PIN[@]}" "$ZONEGUARD_BIN" serve --rules "$W/rules.yaml" \
+    --tls-cert "$W/tls/tls.crt" --tls-key "$W/tls/tls.key" \
+    --listen "127.0.0.1:$ZG_PORT" --probe-listen "127.0.0.1:$ZG_PROBE" --log-format json
+  ZG_PID=$BG_PID
+}
+
+say "start to ready with file rules (5 starts)"
+declare -a READY_US=()
+for i in 1 2 3 4 5; do
+  start_zoneguard "$W/ready-$i.log"
+  us="$(wait_ready "$ZG_PID" "$ZG_PROBE" 20)" || { cat "$W/ready-$i.log" >&2; die "zoneguard did not become ready"; }
+  READY_US+=("$us")
+  bg_stop "$ZG_PID"
+done
+READY_SORTED="$(printf '%s\n' "${READY_US[@]}" | sort -n | tr '\n' ' ')"
+READY_MEDIAN_MS="$(printf '%s\n' "${READY_US[@]}" | sort -n | awk 'NR == 3 { printf "%.1f", $1 / 1000 }')"
+
+# ------------------------------------------------------------------- servers ----
+start_zoneguard "$SERVER_LOG"
+wait_ready "$ZG_PID" "$ZG_PROBE" 20 >/dev/null || die "zoneguard did not become ready"
+
+# The fixed answer nginx gives: what zoneguard answers for an admitted object.
+NGINX_BODY='{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"5e1f0000-0000-4000-8000-000000000001","allowed":true}}'
+free_port NGINX_PORT
+mkdir -p "$W/nginx"
+sed -e "s|@WORKERS@|$NGINX_WORKERS|" -e "s|@DIR@|$W/nginx|g" -e "s|@PORT@|$NGINX_PORT|" \
+  -e "s|@CERT@|$W/tls/tls.crt|" -e "s|@KEY@|$W/tls/tls.key|" -e "s|@TLS@|$TLS_PROTOCOLS|" \
+  -e "s|@BODY@|$NGINX_BODY|" "$BENCH_DIR/nginx.conf.template" >"$W/nginx/nginx.conf"
+bg_start "$W/nginx/stderr.log" "${SERVER_PIN[@]}" "$NGINX" -c "$W/nginx/nginx.conf" -p "$W/nginx" -e "$W/nginx/nginx-error.log"
+NGINX_PID=$BG_PID
+for _ in $(seq 1 100); do
+  curl -sk -o /dev/null "https://127.0.0.1:$NGINX_PORT/" && break
+  kill -0 "$NGINX_PID" 2>/dev/null || { cat "$W/nginx/stderr.log" "$W/nginx/nginx-error.log" >&2 2>/dev/null; die "nginx exited"; }
+  sleep 0.05
+done
+nginx_pids() { printf '%s\n' "$NGINX_PID"; pgrep -P "$NGINX_PID" || true; }
+
+# ------------------------------------------------------------- sanity checks ----
+post() { # PORT PATH FILE
+  curl -sk --fail -H 'content-type: application/json' --data-binary "@$BENCH_DIR/reviews/$3" "https://127.0.0.1:$1$2"
+}
+expect() { # WHAT TEXT OUTPUT
+  grep -qF -- "$2" <<<"$3" || die "sanity check failed: $1: no '$2' in: $3"
+}
+expect "Ingress with 3 hosts is admitted" '"allowed":true' "$(post "$ZG_PORT" /validate ingress-3hosts.json)"
+out="$(post "$ZG_PORT" /mutate service-lb.json)"
+expect "LoadBalancer Service gets a patch" '"patchType":"JSONPatch"' "$out"
+expect "ServiceAccount with a trust policy is admitted" '"allowed":true' "$(post "$ZG_PORT" /validate serviceaccount.json)"
+out="$(post "$ZG_PORT" /validate ingress-denied.json)"
+expect "the denied Ingress is denied" '"allowed":false' "$out"
+expect "the denied Ingress names its reason" 'hostname-not-delegated' "$out"
+expect "nginx answers an AdmissionReview" '"allowed":true' "$(post "$NGINX_PORT" /validate ingress-3hosts.json)"
+ZG_TLS="$(tls_of "$ZG_PORT")"
+NGINX_TLS="$(tls_of "$NGINX_PORT")"
+[[ "$ZG_TLS" == "$NGINX_TLS" ]] || say "WARNING: TLS differs: zoneguard $ZG_TLS, nginx $NGINX_TLS"
+
+# --------------------------------------------------------------------- load ----
+# load PORT DURATION DELAY_MS PIDS...: one wrk run; sets R_* from its RESULT line and the
+# CPU the PIDS used during it.
+load() {
+  local port="$1" duration="$2" delay="$3" out before after line
+  shift 3
+  out="$W/wrk-$port-$RANDOM.out"
+  before="$(cpu_ticks "$@")"
+  BENCH_REVIEWS="$BENCH_DIR/reviews" BENCH_DELAY_MS="$delay" \
+    "${WRK_PIN[@]}" wrk -t"$WRK_THREADS" -c"$CONC" -d"${duration}s" --timeout 5s \
+    -s "$BENCH_DIR/wrk-mix.lua" "https://127.0.0.1:$port" >"$out" 2>&1 || { cat "$out" >&2; die "wrk failed"; }
+  after="$(cpu_ticks "$@")"
+  line="$(grep '^RESULT ' "$out")" || { cat "$out" >&2; die "wrk printed no RESULT"; }
+  R_REQS="$(result_field "$line" requests)"
+  R_DUR="$(result_field "$line" duration_us)"
+  R_P50="$(result_field "$line" p50_us)"
+  R_P99="$(result_field "$line" p99_us)"
+  R_P999="$(result_field "$line" p999_us)"
+  R_ERR=$(($(result_field "$line" connect_errors) + $(result_field "$line" read_errors) + \
+    $(result_field "$line" write_errors) + $(result_field "$line" timeouts) + $(result_field "$line" non2xx)))
+  R_RPS="$(awk -v n="$R_REQS" -v d="$R_DUR" 'BEGIN { printf "%.0f", n / (d / 1e6) }')"
+  R_CPU10K="$(awk -v t=$((after - before)) -v hz="$CLK_TCK" -v n="$R_REQS" 'BEGIN { printf "%.3f", (n ? t / hz / n * 10000 : 0) }')"
+}
+
+# measure NAME PORT DELAY_MS PIDS...: warm-up, then the measured run into NAME_* variables.
+measure() {
+  local name="$1" port="$2" delay="$3"
+  shift 3
+  load "$port" "$WARMUP" "$delay" "$@"
+  load "$port" "$DURATION" "$delay" "$@"
+  printf -v "${name}_REQS" '%s' "$R_REQS"
+  printf -v "${name}_RPS" '%s' "$R_RPS"
+  printf -v "${name}_P50" '%s' "$R_P50"
+  printf -v "${name}_P99" '%s' "$R_P99"
+  printf -v "${name}_P999" '%s' "$R_P999"
+  printf -v "${name}_ERR" '%s' "$R_ERR"
+  printf -v "${name}_CPU10K" '%s' "$R_CPU10K"
+}
+
+say "saturation: wrk -t$WRK_THREADS -c$CONC, ${WARMUP}s warm-up + ${DURATION}s each (pinned: $PIN)"
+mapfile -t NG_PIDS < <(nginx_pids)
+measure NG "$NGINX_PORT" "" "${NG_PIDS[@]}"
+measure ZG "$ZG_PORT" "" "$ZG_PID"
+
+# Paced: each connection waits DELAY ms before each request. One calibration run finds the
+# delay for half of zoneguard's maximum rate (rate = connections / (delay + latency)).
+TARGET="$(awk -v r="$ZG_RPS" 'BEGIN { printf "%.0f", r / 2 }')"
+D0="$(awk -v c="$CONC" -v t="$TARGET" 'BEGIN { d = int(c * 1000 / t); print (d < 1 ? 1 : d) }')"
+load "$ZG_PORT" 3 "$D0" "$ZG_PID"
+DELAY="$(awk -v c="$CONC" -v t="$TARGET" -v d="$D0" -v r="$R_RPS" 'BEGIN {
+  lat = c * 1000 / r - d; x = c * 1000 / t - lat; x = int(x + 0.5); print (x < 0 ? 0 : x) }')"
+say "paced at half of zoneguard's maximum (target $TARGET req/s): delay ${DELAY} ms per request per connection"
+measure ZGP "$ZG_PORT" "$DELAY" "$ZG_PID"
+measure NGP "$NGINX_PORT" "$DELAY" "${NG_PIDS[@]}"
+
+ZG_HWM="$(status_kib VmHWM "$ZG_PID")"
+NG_HWM="$(status_kib VmHWM "${NG_PIDS[@]}")"
+
+# -------------------------------------------------------------------- report ----
+ms() { awk -v u="$1" 'BEGIN { printf "%.3f", u / 1000 }'; }
+mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "-"; else printf "%.2f", a / b }'; }
+row() { printf '%-30s %14s %14s %12s\n' "$@"; }
+
+echo
+echo "zoneguard load benchmark ($(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) CPUs, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo))"
+echo "rules: 50 domain filters, 20 delegated namespaces, 200 trust policies, 3 inject rules"
+echo "mix: Ingress 3 hosts /validate, LoadBalancer Service /mutate, ServiceAccount /validate, denied Ingress /validate"
+echo "TLS: zoneguard $ZG_TLS; nginx $NGINX_TLS; same ECDSA P-256 certificate; HTTP/1.1 keep-alive"
+echo "wrk -t$WRK_THREADS -c$CONC, ${DURATION}s measured after ${WARMUP}s warm-up; pinned (servers CPU 0, wrk CPU 1): $PIN"
+echo "start to ready with file rules: median ${READY_MEDIAN_MS} ms (µs, sorted: ${READY_SORTED% })"
+echo
+row "saturation (c=$CONC)" zoneguard nginx zoneguard/nginx
+row "requests/s" "$ZG_RPS" "$NG_RPS" "$(ratio "$ZG_RPS" "$NG_RPS")"
+row "p50 ms" "$(ms "$ZG_P50")" "$(ms "$NG_P50")" "$(ratio "$ZG_P50" "$NG_P50")"
+row "p99 ms" "$(ms "$ZG_P99")" "$(ms "$NG_P99")" "$(ratio "$ZG_P99" "$NG_P99")"
+row "p99.9 ms" "$(ms "$ZG_P999")" "$(ms "$NG_P999")" "$(ratio "$ZG_P999" "$NG_P999")"
+row "CPU s / 10 000 requests" "$ZG_CPU10K" "$NG_CPU10K" "$(ratio "$ZG_CPU10K" "$NG_CPU10K")"
+row "peak RSS MiB (VmHWM)" "$(mib "$ZG_HWM")" "$(mib "$NG_HWM")" "$(ratio "$ZG_HWM" "$NG_HWM")"
+row "failed requests" "$ZG_ERR" "$NG_ERR" ""
+echo
+row "paced (target $TARGET/s)" zoneguard nginx zoneguard/nginx
+row "requests/s achieved" "$ZGP_RPS" "$NGP_RPS" "$(ratio "$ZGP_RPS" "$NGP_RPS")"
+row "p50 ms" "$(ms "$ZGP_P50")" "$(ms "$NGP_P50")" "$(ratio "$ZGP_P50" "$NGP_P50")"
+row "p99 ms" "$(ms "$ZGP_P99")" "$(ms "$NGP_P99")" "$(ratio "$ZGP_P99" "$NGP_P99")"
+row "p99.9 ms" "$(ms "$ZGP_P999")" "$(ms "$NGP_P999")" "$(ratio "$ZGP_P999" "$NGP_P999")"
+row "CPU s / 10 000 requests" "$ZGP_CPU10K" "$NGP_CPU10K" "$(ratio "$ZGP_CPU10K" "$NGP_CPU10K")"
+row "failed requests" "$ZGP_ERR" "$NGP_ERR" ""
+echo
+verdict() { if awk "BEGIN { exit !($1) }"; then echo met; else echo "NOT met"; fi; }
+echo "targets (reported, not asserted):"
+echo "  throughput >= 0.8x nginx at c=$CONC: $(ratio "$ZG_RPS" "$NG_RPS")x — $(verdict "$ZG_RPS >= 0.8 * $NG_RPS")"
+echo "  p99 < 2 ms at half the maximum rate: $(ms "$ZGP_P99") ms — $(verdict "$ZGP_P99 < 2000")"
+echo "  RSS < 50 MiB under load: $(mib "$ZG_HWM") MiB — $(verdict "$ZG_HWM < 51200")"
+echo "  start to ready < 200 ms: ${READY_MEDIAN_MS} ms — $(verdict "$READY_MEDIAN_MS < 200")"
+[[ $((ZG_ERR + NG_ERR + ZGP_ERR + NGP_ERR)) -eq 0 ]] || { say "some requests failed"; exit 1; }
