@@ -3,11 +3,9 @@
 //! `--aws-endpoint-url` or `AWS_ENDPOINT_URL`), caches them, and hands them to the core as
 //! `zoneguard_core::irsa::Facts` for `admission::validate_with`.
 //!
-//! Wiring into a request path:
-//! ```ignore
-//! let facts = resolver.resolve(&rules, &request).await; // Facts::none() unless needed
-//! let decision = admission::validate_with(&rules, &request, &facts);
-//! ```
+//! Wiring into a request path (as `serve::routes` does): `resolver.resolve(&rules, &request)`
+//! gives the facts (`Facts::none()` unless a ServiceAccount needs them), then
+//! `admission::validate_full(&rules, &request, &other_rule_sources, &facts)` decides.
 
 pub mod cache;
 mod client;

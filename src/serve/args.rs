@@ -52,6 +52,9 @@ pub struct Args {
     pub tls_key: Option<PathBuf>,
     #[command(flatten)]
     pub tuning: Box<Tuning>,
+    /// Live IAM lookups (rules `irsa.source: iam`).
+    #[command(flatten)]
+    pub aws: crate::iam::AwsArgs,
     /// Log format.
     #[arg(long, env = "ZONEGUARD_LOG_FORMAT", value_enum, default_value_t = LogFormat::Auto)]
     pub log_format: LogFormat,
@@ -138,6 +141,7 @@ impl Args {
             probe_listen: self.probe_listen,
             tls,
             rules_files: self.rules.clone(),
+            aws: self.aws.options(),
             rules_configmaps: self
                 .rules_namespace
                 .clone()

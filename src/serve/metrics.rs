@@ -122,6 +122,11 @@ impl Default for Metrics {
 }
 
 impl Metrics {
+    /// The registry, for metrics owned by other parts (IAM lookups) to register into.
+    pub fn registry_mut(&mut self) -> &mut Registry {
+        &mut self.registry
+    }
+
     pub fn new() -> Self {
         let mut m = Metrics {
             registry: Registry::with_prefix("zoneguard"),

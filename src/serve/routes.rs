@@ -5,6 +5,7 @@ use super::error::ApiError;
 use super::metrics::{self, EndpointLabels, Metrics, RejectLabels, RequestLabels, ViolationLabels};
 use super::review::{self, Review};
 use super::rules_store::RulesStore;
+use crate::iam::Resolver;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{DefaultBodyLimit, Request, State};
@@ -17,6 +18,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::Semaphore;
 use zoneguard_core::admission::{self, Decision};
+use zoneguard_core::irsa::Facts;
 use zoneguard_core::rules::{Enforcement, RuleSource};
 
 #[derive(Debug, Clone, Copy)]
@@ -30,6 +32,8 @@ pub struct RequestLimits {
 
 pub struct Webhook {
     pub rules: Arc<RulesStore>,
+    /// Live IAM facts for ServiceAccounts (`irsa.source: iam`); a no-op otherwise.
+    pub resolver: Resolver,
     pub metrics: Arc<Metrics>,
     pub limits: RequestLimits,
     permits: Arc<Semaphore>,
@@ -58,10 +62,16 @@ impl Endpoint {
     }
 }
 
-pub fn router(rules: Arc<RulesStore>, metrics: Arc<Metrics>, limits: RequestLimits) -> Router {
+pub fn router(
+    rules: Arc<RulesStore>,
+    metrics: Arc<Metrics>,
+    limits: RequestLimits,
+    resolver: Resolver,
+) -> Router {
     let permits = Arc::new(Semaphore::new(limits.max_in_flight.max(1)));
     let state = Arc::new(Webhook {
         rules,
+        resolver,
         metrics,
         limits,
         permits,
@@ -112,18 +122,18 @@ async fn validate(
     State(hook): State<Arc<Webhook>>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<review::ReviewResponse>, ApiError> {
-    hook.admit(Endpoint::Validate, &body?)
+    hook.admit(Endpoint::Validate, &body?).await
 }
 
 async fn mutate(
     State(hook): State<Arc<Webhook>>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<review::ReviewResponse>, ApiError> {
-    hook.admit(Endpoint::Mutate, &body?)
+    hook.admit(Endpoint::Mutate, &body?).await
 }
 
 impl Webhook {
-    fn admit(
+    async fn admit(
         &self,
         endpoint: Endpoint,
         body: &[u8],
@@ -132,6 +142,10 @@ impl Webhook {
         let review = review::parse(body)?;
         let loaded = self.rules.current().ok_or(ApiError::RulesNotLoaded)?;
         let request = review.core_request();
+        let facts = match endpoint {
+            Endpoint::Validate => self.resolver.resolve(&loaded.rules, &request).await,
+            Endpoint::Mutate => Facts::none(),
+        };
         let others = self.rules.rule_sources();
         let others: Vec<RuleSource<'_>> = others
             .iter()
@@ -139,7 +153,7 @@ impl Webhook {
             .collect();
         let decide = || match endpoint {
             Endpoint::Validate => {
-                admission::validate_with_rule_sources(&loaded.rules, &request, &others)
+                admission::validate_full(&loaded.rules, &request, &others, &facts)
             }
             Endpoint::Mutate => admission::mutate(&loaded.rules, &request),
         };

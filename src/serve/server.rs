@@ -26,6 +26,8 @@ pub struct Config {
     pub probe_listen: SocketAddr,
     pub tls: TlsSource,
     pub rules_files: Vec<PathBuf>,
+    /// AWS access for `irsa.source: iam`.
+    pub aws: crate::iam::Options,
     /// Rules from ConfigMaps: (namespace, label selector).
     pub rules_configmaps: Option<(String, String)>,
     pub requests: RequestLimits,
@@ -48,6 +50,8 @@ pub enum StartError {
         what: &'static str,
         source: notify::Error,
     },
+    #[error("--aws-endpoint-url/--aws-region: cannot set up the AWS clients: {0}")]
+    Iam(anyhow::Error),
     #[error("no rules: pass --rules FILE or --rules-namespace NAMESPACE")]
     NoRules,
     #[error(
@@ -86,7 +90,12 @@ pub async fn start(config: Config) -> Result<ServerHandle, StartError> {
         Some(_) => Some(kube::Client::try_default().await?),
         None => None,
     };
-    let metrics = Arc::new(Metrics::new());
+    let resolver = crate::iam::Resolver::new(&config.aws)
+        .await
+        .map_err(StartError::Iam)?;
+    let mut metrics = Metrics::new();
+    resolver.metrics().register(metrics.registry_mut());
+    let metrics = Arc::new(metrics);
     let certs = Arc::new(CertStore::load(&config.tls)?);
     metrics
         .cert_not_after
@@ -135,7 +144,7 @@ pub async fn start(config: Config) -> Result<ServerHandle, StartError> {
     let server = HttpsServer {
         listener: https,
         acceptor,
-        router: routes::router(rules.clone(), metrics.clone(), config.requests),
+        router: routes::router(rules.clone(), metrics.clone(), config.requests, resolver),
         limits: config.connections,
         shutdown: shutdown.clone(),
         connections: connections.clone(),

@@ -451,9 +451,20 @@ token="$(kc create token zoneguard --namespace zoneguard --duration 2h)" || die 
 ZG_KCFG="$WORK/zoneguard.kubeconfig"
 kubeconfig "$ZG_KCFG" "      token: $token"
 
+# moto's IAM/STS server stands in for AWS (scripts/moto.sh installs it), serving the account the
+# example rules allow; zoneguard reads live trust policies from it for `irsa.source: iam`.
+MOTO_SERVER="$("$ROOT/scripts/moto.sh")" || die "scripts/moto.sh failed"
+MOTO_PY="$(dirname "$MOTO_SERVER")/python"
+free_port MOTO_PORT
+start moto env MOTO_ACCOUNT_ID=111122223333 "$MOTO_SERVER" -H 127.0.0.1 -p "$MOTO_PORT"
+wait_until 60 "$LAST_PID" moto curl -fsS -o /dev/null "http://127.0.0.1:$MOTO_PORT/moto-api/" ||
+  die "moto did not start (see $LOGS/moto.log)"
+export AWS_ACCESS_KEY_ID=testing AWS_SECRET_ACCESS_KEY=testing AWS_REGION=us-east-1
+
 # launch_zoneguard RULES-ARGS...: starts `zoneguard serve` in the background.
 launch_zoneguard() {
   start zoneguard env KUBECONFIG="$ZG_KCFG" "$ZONEGUARD_BIN" serve \
+    --aws-endpoint-url "http://127.0.0.1:$MOTO_PORT" \
     --listen "127.0.0.1:$WEBHOOK_PORT" \
     --probe-listen "127.0.0.1:$PROBE_PORT" \
     --tls-cert "$TLS_CRT" --tls-key "$TLS_KEY" \
@@ -631,6 +642,42 @@ check "ServiceAccount with a malformed role ARN rejected" fail "$SA_DENIED" "arn
 check "ServiceAccount without a role ARN admitted" ok "serviceaccount/plain created" -- \
   apply < <(serviceaccount default plain)
 
+echo "# IRSA with live IAM (moto)"
+ISSUER=oidc.eks.ap-northeast-2.amazonaws.com/id/EXAMPLED539D4633E53DE1B716D3041E
+LIVE_ROLE=arn:aws:iam::111122223333:role/e2e-live
+create_live_role() {
+  "$MOTO_PY" - "http://127.0.0.1:$MOTO_PORT" "$ISSUER" <<'PY'
+import json, sys, boto3
+endpoint, issuer = sys.argv[1], sys.argv[2]
+iam = boto3.client("iam", endpoint_url=endpoint, region_name="us-east-1")
+trust = {"Version": "2012-10-17", "Statement": [{
+    "Effect": "Allow",
+    "Principal": {"Federated": f"arn:aws:iam::111122223333:oidc-provider/{issuer}"},
+    "Action": "sts:AssumeRoleWithWebIdentity",
+    "Condition": {"StringEquals": {f"{issuer}:sub": "system:serviceaccount:iam-e2e:app",
+                                   f"{issuer}:aud": "sts.amazonaws.com"}}}]}
+iam.create_role(RoleName="e2e-live", AssumeRolePolicyDocument=json.dumps(trust))
+PY
+}
+quiet kc create namespace iam-e2e || true
+check "a role is created in the local IAM endpoint" ok -- create_live_role
+check "a rule ConfigMap turning on live IAM lookups is accepted" ok "configmap/zoneguard-rules-iam created" -- \
+  apply < <(rules_configmap zoneguard-rules-iam 'irsa: {source: iam}')
+live_refuses() { ! apply --dry-run=server < <(serviceaccount iam-e2e other "$LIVE_ROLE") >/dev/null 2>&1; }
+if $SERVE_UP && eventually "$RELOAD_TIMEOUT" live_refuses; then
+  report "the live IAM rules take effect without a restart" "" ""
+else
+  report "the live IAM rules take effect without a restart" "a ServiceAccount the live trust policy refuses was still admitted" ""
+fi
+check "ServiceAccount admitted by the role's live trust policy" ok "serviceaccount/app created" -- \
+  apply < <(serviceaccount iam-e2e app "$LIVE_ROLE")
+check "ServiceAccount refused by the role's live trust policy, with the nearest miss" fail \
+  "$SA_DENIED" "system:serviceaccount:iam-e2e:app" "system:serviceaccount:iam-e2e:other" -- \
+  apply < <(serviceaccount iam-e2e other "$LIVE_ROLE")
+check "a role that IAM does not have is refused" fail "$SA_DENIED" "does not exist" -- \
+  apply < <(serviceaccount iam-e2e ghost arn:aws:iam::111122223333:role/e2e-missing)
+quiet kc delete configmap zoneguard-rules-iam --namespace zoneguard || true
+
 echo "# namespace delegation"
 check "team-a may use its delegated subdomain" ok "ingress.networking.k8s.io/app created" -- \
   apply < <(ingress team-a app app.team-a.example.com)
@@ -746,6 +793,6 @@ else
     "not ready after ${RELOAD_TIMEOUT}s" "$(tail -n 5 "$LOGS/zoneguard.log")"
 fi
 
-echo "$passed passed, $failed failed"
 log "finished in $(($(date +%s) - started))s"
+echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

@@ -57,6 +57,7 @@ pub fn config(rules: Vec<PathBuf>, tls: TlsSource) -> Config {
         probe_listen: "127.0.0.1:0".parse().unwrap(),
         tls,
         rules_configmaps: None,
+        aws: Default::default(),
         rules_files: rules,
         requests: RequestLimits {
             body_limit: 3 * 1024 * 1024,
