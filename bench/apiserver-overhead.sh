@@ -149,17 +149,21 @@ spec:
 YAML
 }
 install_webhooks() {
+  local out _
   kc apply -f "$W/webhooks.yaml" >/dev/null
   for _ in $(seq 1 100); do
-    denied_ingress | grep -q 'denied the request' && return 0
+    out="$(denied_ingress || true)"
+    grep -q 'denied the request' <<<"$out" && return 0
     sleep 0.3
   done
   die "the webhooks did not take effect within 30 s"
 }
 remove_webhooks() {
+  local out _
   kc delete -f "$W/webhooks.yaml" --wait=true >/dev/null
   for _ in $(seq 1 100); do
-    denied_ingress | grep -q 'created (server dry run)' && return 0
+    out="$(denied_ingress || true)"
+    grep -q 'created (server dry run)' <<<"$out" && return 0
     sleep 0.3
   done
   die "the webhooks were still called 30 s after their removal"

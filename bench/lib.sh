@@ -71,11 +71,13 @@ bg_stop() {
   BG_PIDS=("${BG_PIDS[@]}")
 }
 
-# free_port VAR: an unused loopback port.
+# free_port VAR: an unused loopback port, below the kernel's ephemeral range (so no outgoing
+# connection holds it).
 free_port() {
-  local p _
+  local p _ low
+  read -r low _ </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || low=32768
   for _ in $(seq 1 200); do
-    p=$((20000 + RANDOM % 40000))
+    p=$((10000 + RANDOM % (low - 10000)))
     [[ " ${USED_PORTS[*]} " == *" $p "* ]] && continue
     if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
       USED_PORTS+=("$p")
@@ -86,17 +88,17 @@ free_port() {
   die "no free port found"
 }
 
-# http_get PORT PATH: one plain-HTTP GET on 127.0.0.1 without forking; prints the body,
-# succeeds on status 200.
+# http_get PORT PATH: one plain-HTTP GET on 127.0.0.1 without forking (each read gives up
+# after 5 s); prints the body, succeeds on status 200.
 http_get() {
   local port="$1" path="$2" status line body=""
   { exec 3<>"/dev/tcp/127.0.0.1/$port"; } 2>/dev/null || return 1
   printf 'GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n' "$path" >&3
-  IFS= read -r status <&3 || status=""
-  while IFS= read -r line <&3; do
+  IFS= read -r -t 5 status <&3 || status=""
+  while IFS= read -r -t 5 line <&3; do
     [[ "$line" == $'\r' || -z "$line" ]] && break
   done
-  body="$(cat <&3)"
+  body="$(timeout 5 cat <&3)" || true
   exec 3<&- 3>&-
   printf '%s' "$body"
   [[ "$status" == *" 200 "* ]]

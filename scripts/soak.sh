@@ -73,8 +73,8 @@ metric() { # NAME-AND-LABELS: the value of one sample on /metrics (0 when absent
 mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
 ms() { awk -v u="$1" 'BEGIN { printf "%.2f", u / 1000 }'; }
 
-say "soak: $ROUNDS x ${INTERVAL}s, $CONNS connections, ${DELAY} ms pause per request; reload + rotation every ${INTERVAL}s"
-printf '%-5s %9s %8s %8s %8s %8s %7s %8s %5s %12s\n' min requests "req/s" "p50 ms" "p99 ms" "p99.9 ms" failed "RSS MiB" gen "cert reloads"
+say "$ROUNDS x ${INTERVAL}s, $CONNS connections, ${DELAY} ms pause per request; reload + rotation every ${INTERVAL}s"
+printf '%-5s %9s %8s %8s %8s %8s %7s %8s %5s %12s\n' round requests "req/s" "p50 ms" "p99 ms" "p99.9 ms" failed "RSS MiB" gen "cert reloads"
 TOTAL=0 FAILED=0 PROBLEMS=0 RSS_FIRST=""
 for ((round = 1; round <= ROUNDS; round++)); do
   gen_before="$(metric zoneguard_rules_generation)"

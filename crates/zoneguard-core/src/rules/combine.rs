@@ -218,8 +218,9 @@ fn short<T: Debug>(value: &T) -> String {
 }
 
 fn union(into: &mut Vec<String>, from: Vec<String>) {
+    let mut seen: std::collections::HashSet<String> = into.iter().cloned().collect();
     for item in from {
-        if !into.contains(&item) {
+        if seen.insert(item.clone()) {
             into.push(item);
         }
     }
