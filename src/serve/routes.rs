@@ -146,9 +146,13 @@ impl Webhook {
             Endpoint::Validate => self.resolver.resolve(&loaded.rules, &request).await,
             Endpoint::Mutate => Facts::none(),
         };
-        let others = self.rules.rule_sources();
-        let others: Vec<RuleSource<'_>> = others
+        // Only a rule ConfigMap is judged against the other rule ConfigMaps.
+        let is_rules = request.group.is_empty() && request.kind == "ConfigMap";
+        let sources =
+            (endpoint == Endpoint::Validate && is_rules).then(|| self.rules.rule_sources());
+        let others: Vec<RuleSource<'_>> = sources
             .iter()
+            .flat_map(|all| all.iter())
             .map(|(name, text)| RuleSource { name, text })
             .collect();
         let decide = || match endpoint {

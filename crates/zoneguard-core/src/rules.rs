@@ -158,15 +158,19 @@ impl RuleSet {
     /// Every error is returned, each naming its source, line and key.
     pub fn from_sources(sources: &[RuleSource<'_>]) -> Result<Self, Vec<RulesError>> {
         let mut parsed = Vec::with_capacity(sources.len());
+        let mut compiled = None;
         let mut errors = Vec::new();
         for source in sources {
             match parse_doc(source) {
                 Ok(doc) => match compile::compile(&doc) {
-                    Ok(_) => parsed.push(Parsed {
-                        name: source.name,
-                        text: source.text,
-                        doc,
-                    }),
+                    Ok(rules) => {
+                        compiled = Some(rules);
+                        parsed.push(Parsed {
+                            name: source.name,
+                            text: source.text,
+                            doc,
+                        });
+                    }
                     Err(errs) => errors.extend(errs.into_iter().map(|e| e.at(source))),
                 },
                 Err(e) => errors.push(e),
@@ -174,6 +178,10 @@ impl RuleSet {
         }
         if !errors.is_empty() {
             return Err(errors);
+        }
+        // One document is its own combination: it was compiled above, once.
+        if let (1, Some(rules)) = (sources.len(), compiled) {
+            return Ok(rules);
         }
         let merged = combine::combine(parsed)?;
         compile::compile(&merged).map_err(|errs| {

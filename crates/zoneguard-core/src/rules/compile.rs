@@ -119,22 +119,37 @@ fn check_prefix(prefix: Option<&str>, errors: &mut Vec<CompileError>) {
     }
 }
 
-fn cluster_spec(doc: &RulesDoc) -> FilterSpec {
+/// The four external-dns filter flags, as the cluster and each delegated namespace write them.
+fn filter_spec(
+    include: &[String],
+    exclude: &[String],
+    regex_include: &Option<String>,
+    regex_exclude: &Option<String>,
+) -> FilterSpec {
     FilterSpec {
-        include: doc.domain_filters.clone(),
-        exclude: doc.exclude_domains.clone(),
-        regex_include: doc.regex_domain_filter.clone().unwrap_or_default(),
-        regex_exclude: doc.regex_domain_exclusion.clone().unwrap_or_default(),
+        include: include.to_vec(),
+        exclude: exclude.to_vec(),
+        regex_include: regex_include.clone().unwrap_or_default(),
+        regex_exclude: regex_exclude.clone().unwrap_or_default(),
     }
 }
 
+fn cluster_spec(doc: &RulesDoc) -> FilterSpec {
+    filter_spec(
+        &doc.domain_filters,
+        &doc.exclude_domains,
+        &doc.regex_domain_filter,
+        &doc.regex_domain_exclusion,
+    )
+}
+
 fn namespace_spec(doc: &NamespaceDoc) -> FilterSpec {
-    FilterSpec {
-        include: doc.domain_filters.clone(),
-        exclude: doc.exclude_domains.clone(),
-        regex_include: doc.regex_domain_filter.clone().unwrap_or_default(),
-        regex_exclude: doc.regex_domain_exclusion.clone().unwrap_or_default(),
-    }
+    filter_spec(
+        &doc.domain_filters,
+        &doc.exclude_domains,
+        &doc.regex_domain_filter,
+        &doc.regex_domain_exclusion,
+    )
 }
 
 fn filter(
