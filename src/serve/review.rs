@@ -5,7 +5,9 @@
 
 use base64::Engine as _;
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::Value;
+use std::borrow::Cow;
 use zoneguard_core::admission::{Decision, Operation, Request};
 
 pub const API_VERSION: &str = "admission.k8s.io/v1";
@@ -28,15 +30,17 @@ pub enum ReviewError {
     UnknownOperation(String),
 }
 
+/// The outer object. `request` is only delimited here (no allocation) and decoded once, into
+/// [`Review`], after `kind` and `apiVersion` have been checked.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct Envelope {
-    #[serde(default)]
-    api_version: Option<String>,
-    #[serde(default)]
-    kind: Option<String>,
-    #[serde(default)]
-    request: Option<Value>,
+struct Envelope<'a> {
+    #[serde(default, borrow)]
+    api_version: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    request: Option<&'a RawValue>,
 }
 
 #[derive(Debug, Deserialize, Default)]
@@ -90,15 +94,18 @@ pub fn parse(body: &[u8]) -> Result<Review, ReviewError> {
         serde_json::from_slice(body).map_err(|e| ReviewError::Json(short(&e)))?;
     let kind = envelope.kind.unwrap_or_default();
     if kind != KIND {
-        return Err(ReviewError::WrongKind(kind));
+        return Err(ReviewError::WrongKind(kind.into_owned()));
     }
     let api_version = envelope.api_version.unwrap_or_default();
     if api_version != API_VERSION {
-        return Err(ReviewError::WrongApiVersion(api_version));
+        return Err(ReviewError::WrongApiVersion(api_version.into_owned()));
     }
-    let request = envelope.request.ok_or(ReviewError::MissingRequest)?;
+    let request = envelope
+        .request
+        .filter(|raw| raw.get() != "null")
+        .ok_or(ReviewError::MissingRequest)?;
     let review: Review =
-        serde_json::from_value(request).map_err(|e| ReviewError::InvalidRequest(short(&e)))?;
+        serde_json::from_str(request.get()).map_err(|e| ReviewError::InvalidRequest(short(&e)))?;
     review.operation()?;
     Ok(review)
 }

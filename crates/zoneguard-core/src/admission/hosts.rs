@@ -14,7 +14,8 @@ pub fn judge(rules: &RuleSet, namespace: &str, c: &Candidate) -> Option<Violatio
         reason,
         message,
     };
-    let at = format!("{} {:?}", c.field, c.raw);
+    // Only a violation needs the text; most names pass every check.
+    let at = Where(c);
     if c.interior_space {
         return Some(violation(
             Reason::HostnameInvalid,
@@ -41,6 +42,15 @@ pub fn judge(rules: &RuleSet, namespace: &str, c: &Candidate) -> Option<Violatio
     }
     hostname::txt_problem(&c.name, &rules.registry)
         .map(|why| violation(Reason::HostnameTxtTooLong, format!("{at}: {why}")))
+}
+
+/// `field "value"`, as each message starts.
+struct Where<'a>(&'a Candidate);
+
+impl std::fmt::Display for Where<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {:?}", self.0.field, self.0.raw)
+    }
 }
 
 fn cluster_fix(spec: &FilterSpec) -> String {

@@ -1,19 +1,23 @@
-//! µs per admission, body in → answer out, for each kind: decode the AdmissionReview JSON,
-//! decide with the core (`validate` or `mutate`), encode the AdmissionReview answer (base64
-//! JSONPatch included). The decode and encode steps mirror `src/serve/review.rs` (the server's
-//! wire module, which lives in the binary crate and cannot be a dependency here); the request
-//! bodies are the ones scripts/bench.sh sends (bench/reviews/), the rules those it generates
-//! (50 domain filters, 20 delegated namespaces, 200 trust policies, 3 inject rules).
+//! µs per admission, body in → answer out, for each kind, through the server's own wire
+//! module: `review::parse` (the AdmissionReview JSON), the core's `validate` or `mutate`, then
+//! `review::respond` serialized as the handler does (base64 JSONPatch included). Same allocator
+//! as the server. The request bodies are the ones scripts/bench.sh sends (bench/reviews/), the
+//! rules those it generates (50 domain filters, 20 delegated namespaces, 200 trust policies,
+//! 3 inject rules).
 
 use std::hint::black_box;
 use std::time::Duration;
 
-use base64::Engine as _;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
-use zoneguard_core::admission::{self, Decision, Operation, Request};
+use zoneguard::serve::review::{self, Review};
+use zoneguard_core::admission::{self, Decision};
 use zoneguard_core::rules::RuleSet;
+
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// Lines of violations in a denial, as `zoneguard serve` defaults.
+const MAX_LINES: usize = 5;
 
 const ISSUER: &str = "oidc.eks.eu-west-1.amazonaws.com/id/B3NCHB3NCHB3NCHB3NCHB3NCHB3NCH01";
 const ACCOUNT: &str = "111122223333";
@@ -71,103 +75,12 @@ fn rules() -> RuleSet {
     RuleSet::parse("rules.yaml", &t).expect("generated rules parse")
 }
 
-// ---- the wire format, as src/serve/review.rs reads and writes it ----
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Envelope {
-    #[serde(default)]
-    api_version: Option<String>,
-    #[serde(default)]
-    kind: Option<String>,
-    #[serde(default)]
-    request: Option<Value>,
-}
-
-#[derive(Deserialize, Default)]
-struct Gvk {
-    #[serde(default)]
-    group: String,
-    #[serde(default)]
-    version: String,
-    #[serde(default)]
-    kind: String,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Review {
-    uid: String,
-    kind: Gvk,
-    #[serde(default)]
-    sub_resource: Option<String>,
-    #[serde(default)]
-    name: Option<String>,
-    #[serde(default)]
-    namespace: Option<String>,
-    operation: String,
-    #[serde(default)]
-    object: Option<Value>,
-    #[serde(default)]
-    old_object: Option<Value>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Answer<'a> {
-    api_version: &'static str,
-    kind: &'static str,
-    response: Response<'a>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Response<'a> {
-    uid: &'a str,
-    allowed: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    status: Option<Status>,
-    #[serde(skip_serializing_if = "<[String]>::is_empty")]
-    warnings: &'a [String],
-    #[serde(skip_serializing_if = "Option::is_none")]
-    patch_type: Option<&'static str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    patch: Option<String>,
-}
-
-#[derive(Serialize)]
-struct Status {
-    status: &'static str,
-    code: u16,
-    reason: String,
-    message: String,
-}
-
 fn decode(body: &[u8]) -> Review {
-    let envelope: Envelope = serde_json::from_slice(body).expect("JSON");
-    assert_eq!(envelope.kind.as_deref(), Some("AdmissionReview"));
-    assert_eq!(envelope.api_version.as_deref(), Some("admission.k8s.io/v1"));
-    serde_json::from_value(envelope.request.expect("request")).expect("request fields")
+    review::parse(body).expect("a valid AdmissionReview")
 }
 
 fn decide(rules: &RuleSet, review: &Review, mutate: bool) -> Decision {
-    let name = review.name.as_deref().unwrap_or("");
-    let request = Request {
-        operation: match review.operation.as_str() {
-            "CREATE" => Operation::Create,
-            "UPDATE" => Operation::Update,
-            "DELETE" => Operation::Delete,
-            _ => Operation::Connect,
-        },
-        group: &review.kind.group,
-        version: &review.kind.version,
-        kind: &review.kind.kind,
-        namespace: review.namespace.as_deref().unwrap_or(""),
-        name,
-        object: review.object.as_ref(),
-        old_object: review.old_object.as_ref(),
-        sub_resource: review.sub_resource.as_deref().filter(|s| !s.is_empty()),
-    };
+    let request = review.core_request();
     if mutate {
         admission::mutate(rules, &request)
     } else {
@@ -176,42 +89,8 @@ fn decide(rules: &RuleSet, review: &Review, mutate: bool) -> Decision {
 }
 
 fn encode(review: &Review, decision: &Decision) -> Vec<u8> {
-    let status = (!decision.allowed).then(|| {
-        let mut reasons: Vec<&str> = Vec::new();
-        for v in &decision.violations {
-            if !reasons.contains(&v.reason.as_str()) {
-                reasons.push(v.reason.as_str());
-            }
-        }
-        Status {
-            status: "Failure",
-            code: 403,
-            reason: reasons.join(","),
-            message: decision.summary(
-                &review.kind.kind,
-                review.namespace.as_deref().unwrap_or(""),
-                review.name.as_deref().unwrap_or(""),
-                5,
-            ),
-        }
-    });
-    let patch = (decision.allowed && !decision.patch.is_empty()).then(|| {
-        let json = serde_json::to_vec(&decision.patch).expect("patch serializes");
-        base64::engine::general_purpose::STANDARD.encode(json)
-    });
-    serde_json::to_vec(&Answer {
-        api_version: "admission.k8s.io/v1",
-        kind: "AdmissionReview",
-        response: Response {
-            uid: &review.uid,
-            allowed: decision.allowed,
-            status,
-            warnings: &decision.warnings,
-            patch_type: patch.as_ref().map(|_| "JSONPatch"),
-            patch,
-        },
-    })
-    .expect("answer serializes")
+    let answer = review::respond(review, decision, MAX_LINES);
+    serde_json::to_vec(&answer).expect("answer serializes")
 }
 
 fn round_trip(rules: &RuleSet, body: &[u8], mutate: bool) -> Vec<u8> {
@@ -224,43 +103,43 @@ fn round_trip(rules: &RuleSet, body: &[u8], mutate: bool) -> Vec<u8> {
 const CASES: [(&str, &str, bool, &str); 7] = [
     (
         "ingress-3-hosts/validate",
-        include_str!("../../../bench/reviews/ingress-3hosts.json"),
+        include_str!("../bench/reviews/ingress-3hosts.json"),
         false,
         r#""allowed":true"#,
     ),
     (
         "ingress-denied/validate",
-        include_str!("../../../bench/reviews/ingress-denied.json"),
+        include_str!("../bench/reviews/ingress-denied.json"),
         false,
         "hostname-not-delegated",
     ),
     (
         "ingress-3-hosts/mutate",
-        include_str!("../../../bench/reviews/ingress-3hosts.json"),
+        include_str!("../bench/reviews/ingress-3hosts.json"),
         true,
         r#""patchType":"JSONPatch""#,
     ),
     (
         "service-lb/mutate",
-        include_str!("../../../bench/reviews/service-lb.json"),
+        include_str!("../bench/reviews/service-lb.json"),
         true,
         r#""patchType":"JSONPatch""#,
     ),
     (
         "serviceaccount/validate",
-        include_str!("../../../bench/reviews/serviceaccount.json"),
+        include_str!("../bench/reviews/serviceaccount.json"),
         false,
         r#""allowed":true"#,
     ),
     (
         "httproute/validate",
-        include_str!("../../../bench/reviews/httproute.json"),
+        include_str!("../bench/reviews/httproute.json"),
         false,
         r#""allowed":true"#,
     ),
     (
         "dnsendpoint/validate",
-        include_str!("../../../bench/reviews/dnsendpoint.json"),
+        include_str!("../bench/reviews/dnsendpoint.json"),
         false,
         r#""allowed":true"#,
     ),
