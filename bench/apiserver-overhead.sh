@@ -33,62 +33,12 @@ KUBECTL="$BIN_DIR/kubectl"
 say "building bench/apiload"
 (cd "$BENCH_DIR/apiload" && GOFLAGS=-mod=mod go build -o "$W/apiload" .) || die "go build failed"
 
-# ----------------------------------------------------------------------- PKI ----
+# ------------------------------------------- PKI, etcd, kube-apiserver ----
 PKI="$W/pki"
-mkdir -p "$PKI"
-cert() { # NAME SUBJECT EXTENSIONS: key + certificate signed by $PKI/ca
-  openssl req -new -nodes -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 \
-    -keyout "$PKI/$1.key" -out "$PKI/$1.csr" -subj "$2" 2>/dev/null
-  printf '%s\n' "$3" >"$PKI/$1.ext"
-  openssl x509 -req -in "$PKI/$1.csr" -CA "$PKI/ca.crt" -CAkey "$PKI/ca.key" -CAcreateserial \
-    -days 2 -extfile "$PKI/$1.ext" -out "$PKI/$1.crt" 2>/dev/null
-}
-openssl req -x509 -new -nodes -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 \
-  -keyout "$PKI/ca.key" -out "$PKI/ca.crt" -subj "/CN=zoneguard-bench-ca" -days 2 2>/dev/null
-cert apiserver /CN=kube-apiserver $'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth'
-cert admin /O=system:masters/CN=bench-admin 'extendedKeyUsage=clientAuth'
-cert webhook /CN=127.0.0.1 $'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth'
-openssl genrsa -out "$PKI/sa.key" 2048 2>/dev/null
-openssl rsa -in "$PKI/sa.key" -pubout -out "$PKI/sa.pub" 2>/dev/null
-
-# ------------------------------------------------------- etcd, kube-apiserver ----
-ETCD_PORT="" ETCD_PEER="" API_PORT="" ZG_PORT="" ZG_PROBE=""
-free_port ETCD_PORT
-free_port ETCD_PEER
-bg_start "$W/etcd.log" "$BIN_DIR/etcd" --name bench --data-dir "$W/etcd" \
-  --listen-client-urls "http://127.0.0.1:$ETCD_PORT" --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
-  --listen-peer-urls "http://127.0.0.1:$ETCD_PEER" --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER" \
-  --initial-cluster "bench=http://127.0.0.1:$ETCD_PEER" --unsafe-no-fsync --log-level warn
-for _ in $(seq 1 150); do curl -fsS "http://127.0.0.1:$ETCD_PORT/health" >/dev/null 2>&1 && break; sleep 0.2; done
-
-free_port API_PORT
-bg_start "$W/kube-apiserver.log" "$BIN_DIR/kube-apiserver" \
-  --etcd-servers "http://127.0.0.1:$ETCD_PORT" --bind-address 127.0.0.1 --advertise-address 127.0.0.1 \
-  --secure-port "$API_PORT" --cert-dir "$W/apiserver" \
-  --tls-cert-file "$PKI/apiserver.crt" --tls-private-key-file "$PKI/apiserver.key" \
-  --client-ca-file "$PKI/ca.crt" \
-  --service-account-issuer https://kubernetes.default.svc.cluster.local \
-  --service-account-key-file "$PKI/sa.pub" --service-account-signing-key-file "$PKI/sa.key" \
-  --authorization-mode RBAC \
-  --enable-admission-plugins NamespaceLifecycle,ServiceAccount,Priority,MutatingAdmissionWebhook,ValidatingAdmissionWebhook,ValidatingAdmissionPolicy \
-  --service-cluster-ip-range 10.0.0.0/16 --allow-privileged=true --profiling=false
-API_PID=$BG_PID
-KCFG="$W/admin.kubeconfig"
-cat >"$KCFG" <<YAML
-apiVersion: v1
-kind: Config
-clusters: [{name: bench, cluster: {server: "https://127.0.0.1:$API_PORT", certificate-authority-data: $(base64 -w0 <"$PKI/ca.crt")}}]
-users: [{name: admin, user: {client-certificate-data: $(base64 -w0 <"$PKI/admin.crt"), client-key-data: $(base64 -w0 <"$PKI/admin.key")}}]
-contexts: [{name: bench, context: {cluster: bench, user: admin}}]
-current-context: bench
-YAML
-kc() { "$KUBECTL" --kubeconfig "$KCFG" --request-timeout=40s "$@"; }
-for _ in $(seq 1 450); do
-  kc get namespace default >/dev/null 2>&1 && break
-  kill -0 "$API_PID" 2>/dev/null || { tail -n 20 "$W/kube-apiserver.log" >&2; die "kube-apiserver exited"; }
-  sleep 0.2
-done
-kc get namespace default >/dev/null || die "kube-apiserver did not start"
+cluster_pki bench
+cert webhook 127.0.0.1 "" $'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth'
+ZG_PORT="" ZG_PROBE=""
+start_cluster bench 10.0.0.0/16
 say "kube-apiserver $("$BIN_DIR/kube-apiserver" --version | awk '{print $2}') up on 127.0.0.1:$API_PORT"
 kc create namespace team-1 >/dev/null
 
@@ -103,33 +53,7 @@ ZG_PID=$BG_PID
 wait_ready "$ZG_PID" "$ZG_PROBE" 30 >/dev/null || { tail "$W/zoneguard.log" >&2; die "zoneguard not ready"; }
 
 # The shipped webhook configurations with only clientConfig changed (as tests/e2e/run.sh).
-"$KUBECTL" kustomize "$BENCH_ROOT/manifests" >"$W/manifests.yaml"
-awk '
-  /^kind: / { kind = $2 }
-  /^metadata:/ { inmeta = 1; inwh = 0; next }
-  /^webhooks:/ { inwh = 1; inmeta = 0; next }
-  /^[a-zA-Z]/ { inmeta = 0; inwh = 0 }
-  inmeta && /^  name: / { cfg = $2 }
-  inwh && /^  name: / { print kind, cfg, $2 }
-' "$W/manifests.yaml" >"$W/webhooks.txt"
-[[ -s "$W/webhooks.txt" ]] || die "no webhooks found in manifests/"
-mkdir -p "$W/overlay"
-CA_BUNDLE="$(base64 -w0 <"$PKI/ca.crt")"
-{
-  printf 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n'
-  printf 'resources:\n  - %s\n' "$(realpath --relative-to="$W/overlay" "$BENCH_ROOT/manifests")"
-  printf 'patches:\n'
-  while read -r kind cfg hook; do
-    case "$kind" in
-      ValidatingWebhookConfiguration) path=/validate ;;
-      MutatingWebhookConfiguration) path=/mutate ;;
-      *) die "unexpected webhook kind $kind" ;;
-    esac
-    printf '  - patch: |-\n      apiVersion: admissionregistration.k8s.io/v1\n      kind: %s\n      metadata:\n        name: %s\n' "$kind" "$cfg"
-    printf '      webhooks:\n        - name: %s\n          clientConfig:\n            service: null\n' "$hook"
-    printf '            url: https://127.0.0.1:%s%s\n            caBundle: %s\n' "$ZG_PORT" "$path" "$CA_BUNDLE"
-  done <"$W/webhooks.txt"
-} >"$W/overlay/kustomization.yaml"
+webhook_overlay "https://127.0.0.1:$ZG_PORT" "$(base64 -w0 <"$PKI/ca.crt")"
 # Keep only the webhook configurations (zoneguard runs here as a process, with file rules).
 "$KUBECTL" kustomize "$W/overlay" | awk '
   function flush() { if (doc ~ /\nkind: (Validating|Mutating)WebhookConfiguration\n/) printf "---\n%s", doc; doc = "\n" }
@@ -148,25 +72,24 @@ spec:
   rules: [{host: login.zone2.example.com}]
 YAML
 }
-install_webhooks() {
+# await_probe TEXT PROBLEM: polls the probe Ingress's dry run until its output has TEXT (dies
+# with PROBLEM after 30 s).
+await_probe() {
   local out _
-  kc apply -f "$W/webhooks.yaml" >/dev/null
   for _ in $(seq 1 100); do
     out="$(denied_ingress || true)"
-    grep -q 'denied the request' <<<"$out" && return 0
+    grep -qF -- "$1" <<<"$out" && return 0
     sleep 0.3
   done
-  die "the webhooks did not take effect within 30 s"
+  die "$2"
+}
+install_webhooks() {
+  kc apply -f "$W/webhooks.yaml" >/dev/null
+  await_probe 'denied the request' "the webhooks did not take effect within 30 s"
 }
 remove_webhooks() {
-  local out _
   kc delete -f "$W/webhooks.yaml" --wait=true >/dev/null
-  for _ in $(seq 1 100); do
-    out="$(denied_ingress || true)"
-    grep -q 'created (server dry run)' <<<"$out" && return 0
-    sleep 0.3
-  done
-  die "the webhooks were still called 30 s after their removal"
+  await_probe 'created (server dry run)' "the webhooks were still called 30 s after their removal"
 }
 
 # ----------------------------------------------------------------------- runs ----

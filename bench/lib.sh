@@ -1,91 +1,28 @@
-# Shared helpers for scripts/bench.sh, scripts/soak.sh and scripts/scale.sh (sourced, not run).
-# Every process started with bg_start is stopped by bg_cleanup (installed as an EXIT trap by
-# bench_init). Traffic stays on 127.0.0.1.
+# Shared helpers for scripts/bench.sh, scripts/soak.sh, scripts/scale.sh and
+# bench/apiserver-overhead.sh (sourced, not run), on top of tests/e2e/lib.sh (messages, processes,
+# ports, PKI, local cluster). Every process started with bg_start is stopped on exit (the traps
+# bench_init installs). Traffic stays on 127.0.0.1.
 # shellcheck shell=bash
 
-BENCH_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+LOG_PREFIX=bench
+# shellcheck source=tests/e2e/lib.sh
+source "$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/tests/e2e/lib.sh"
+BENCH_ROOT="$ZG_ROOT"
 # shellcheck disable=SC2034 # used by the scripts that source this file
 BENCH_DIR="$BENCH_ROOT/bench"
 # shellcheck disable=SC2034
 CLK_TCK="$(getconf CLK_TCK)"
-declare -a BG_PIDS=()
-declare -a USED_PORTS=()
 BENCH_WORK=""
-BENCH_NAME="bench"
 
-say() { printf '%s: %s\n' "$BENCH_NAME" "$*" >&2; }
-die() { printf '%s: error: %s\n' "$BENCH_NAME" "$*" >&2; exit 2; }
+keep_work() { [[ "${BENCH_KEEP:-0}" == 1 ]]; }
 
-# bench_init NAME: temp dir, cleanup trap.
+# bench_init NAME: temp dir (BENCH_WORK, also LOGS), cleanup traps.
+# shellcheck disable=SC2034 # LOG_PREFIX, BENCH_WORK and LOGS are used by tests/e2e/lib.sh and the scripts
 bench_init() {
-  BENCH_NAME="$1"
-  BENCH_WORK="$(mktemp -d "${TMPDIR:-/tmp}/zoneguard-$1.XXXXXX")"
-  trap bg_cleanup EXIT
-  trap 'exit 130' INT
-  trap 'exit 143' TERM
-}
-
-stop_pid() {
-  local pid="$1" _
-  kill -0 "$pid" 2>/dev/null || return 0
-  kill -TERM "$pid" 2>/dev/null || true
-  for _ in $(seq 1 50); do
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  kill -KILL "$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || true
-}
-
-bg_cleanup() {
-  local rc=$? i
-  for ((i = ${#BG_PIDS[@]} - 1; i >= 0; i--)); do
-    stop_pid "${BG_PIDS[i]}"
-  done
-  if [[ -n "$BENCH_WORK" ]]; then
-    if [[ "${BENCH_KEEP:-0}" == 1 || $rc -ne 0 ]]; then
-      say "work files kept in $BENCH_WORK"
-    else
-      rm -rf "$BENCH_WORK"
-    fi
-  fi
-  exit "$rc"
-}
-
-# bg_start LOGFILE CMD...: starts CMD in the background; its pid is in BG_PID.
-bg_start() {
-  local logfile="$1"
-  shift
-  "$@" >"$logfile" 2>&1 &
-  BG_PID=$!
-  BG_PIDS+=("$BG_PID")
-}
-
-# bg_stop PID: stops one process started with bg_start.
-bg_stop() {
-  local pid="$1" i
-  stop_pid "$pid"
-  for i in "${!BG_PIDS[@]}"; do
-    [[ "${BG_PIDS[i]}" == "$pid" ]] && unset 'BG_PIDS[i]'
-  done
-  BG_PIDS=("${BG_PIDS[@]}")
-}
-
-# free_port VAR: an unused loopback port, below the kernel's ephemeral range (so no outgoing
-# connection holds it).
-free_port() {
-  local p _ low
-  read -r low _ </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || low=32768
-  for _ in $(seq 1 200); do
-    p=$((10000 + RANDOM % (low - 10000)))
-    [[ " ${USED_PORTS[*]} " == *" $p "* ]] && continue
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
-      USED_PORTS+=("$p")
-      printf -v "$1" '%s' "$p"
-      return 0
-    fi
-  done
-  die "no free port found"
+  LOG_PREFIX="$1"
+  work_init "$1" "work files"
+  BENCH_WORK="$WORK"
+  LOGS="$WORK"
 }
 
 # http_get PORT PATH: one plain-HTTP GET on 127.0.0.1 without forking (each read gives up

@@ -2,10 +2,11 @@
 //! module: `review::parse` (the AdmissionReview JSON), the core's `validate` or `mutate`, then
 //! `review::respond` serialized as the handler does (base64 JSONPatch included). Same allocator
 //! as the server. The request bodies are the ones scripts/bench.sh sends (bench/reviews/), the
-//! rules those it generates (50 domain filters, 20 delegated namespaces, 200 trust policies,
-//! 3 inject rules).
+//! rules those it generates with bench/gen-rules.sh (50 domain filters, 20 delegated
+//! namespaces, 200 trust policies, 3 inject rules).
 
 use std::hint::black_box;
+use std::process::Command;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
@@ -19,60 +20,16 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// Lines of violations in a denial, as `zoneguard serve` defaults.
 const MAX_LINES: usize = 5;
 
-const ISSUER: &str = "oidc.eks.eu-west-1.amazonaws.com/id/B3NCHB3NCHB3NCHB3NCHB3NCHB3NCH01";
-const ACCOUNT: &str = "111122223333";
-
-/// The rules `bench/gen-rules.sh 50 20 200 3` writes.
+/// The rules scripts/bench.sh serves: `bench/gen-rules.sh 50 20 200 3` (needs bash and awk).
 fn rules() -> RuleSet {
-    let mut t =
-        String::from("annotationPrefix: external-dns.alpha.kubernetes.io/\ndomainFilters:\n");
-    for i in 0..50 {
-        t.push_str(&format!("  - zone{i}.example.com\n"));
-    }
-    t.push_str("excludeDomains:\n");
-    for i in (0..50).step_by(10) {
-        t.push_str(&format!("  - internal.zone{i}.example.com\n"));
-    }
-    t.push_str("namespaces:\n");
-    for j in 0..20 {
-        t.push_str(&format!(
-            "  team-{j}: {{ domainFilters: [team-{j}.zone{j}.example.com] }}\n"
-        ));
-    }
-    t.push_str(concat!(
-        "inject:\n",
-        "  - kinds: [Service]\n    serviceTypes: [LoadBalancer]\n    namespaces: [team-1]\n",
-        "    annotations:\n",
-        "      external-dns.alpha.kubernetes.io/hostname: \"{name}.team-1.zone1.example.com\"\n",
-        "      external-dns.alpha.kubernetes.io/ttl: \"60\"\n",
-        "  - kinds: [Ingress]\n    annotations:\n      external-dns.alpha.kubernetes.io/ttl: \"300\"\n",
-        "  - kinds: [Service, Ingress]\n    namespaces: [team-0, team-1]\n",
-        "    annotations:\n      example.com/owner: \"{namespace}\"\n",
-    ));
-    t.push_str(&format!(
-        "irsa:\n  issuer: {ISSUER}\n  accounts: [\"{ACCOUNT}\"]\n  unknownRole: warn\n  trustPolicies:\n"
-    ));
-    for k in 0..200 {
-        let (op, sub) = if k % 4 == 3 {
-            ("StringLike", format!("system:serviceaccount:ns-{k}:app-*"))
-        } else {
-            (
-                "StringEquals",
-                format!("system:serviceaccount:ns-{k}:app-{k}"),
-            )
-        };
-        let policy = serde_json::json!({"Version": "2012-10-17", "Statement": [{
-            "Effect": "Allow",
-            "Principal": {"Federated": format!("arn:aws:iam::{ACCOUNT}:oidc-provider/{ISSUER}")},
-            "Action": "sts:AssumeRoleWithWebIdentity",
-            "Condition": {op: {format!("{ISSUER}:sub"): sub, format!("{ISSUER}:aud"): "sts.amazonaws.com"}}
-        }]});
-        t.push_str(&format!(
-            "    arn:aws:iam::{ACCOUNT}:role/app-{k}: {policy}\n"
-        ));
-    }
-    t.push_str("enforcement: deny\nexemptNamespaces: [kube-system]\n");
-    RuleSet::parse("rules.yaml", &t).expect("generated rules parse")
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/bench/gen-rules.sh");
+    let out = Command::new(script)
+        .args(["50", "20", "200", "3"])
+        .output()
+        .expect("bench/gen-rules.sh runs");
+    assert!(out.status.success(), "bench/gen-rules.sh failed");
+    let text = String::from_utf8(out.stdout).expect("UTF-8 rules");
+    RuleSet::parse("rules.yaml", &text).expect("generated rules parse")
 }
 
 fn decode(body: &[u8]) -> Review {

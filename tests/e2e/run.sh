@@ -31,8 +31,9 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 E2E="$ROOT/tests/e2e"
 RELOAD_TIMEOUT="${ZONEGUARD_E2E_RELOAD_TIMEOUT:-30}"
 
-log() { printf 'e2e: %s\n' "$*" >&2; }
-die() { printf 'e2e: error: %s\n' "$*" >&2; exit 2; }
+LOG_PREFIX=e2e
+# shellcheck source=tests/e2e/lib.sh
+source "$E2E/lib.sh"
 
 for cmd in openssl curl base64 awk; do
   command -v "$cmd" >/dev/null 2>&1 || die "$cmd is required"
@@ -42,192 +43,35 @@ started=$(date +%s)
 
 # ---------------------------------------------------------------- tools ----
 BIN_DIR="$("$ROOT/scripts/tools.sh" --print-dir kube etcd helm)"
-ETCD="$BIN_DIR/etcd"
 APISERVER="$BIN_DIR/kube-apiserver"
 KUBECTL="$BIN_DIR/kubectl"
 HELM="$BIN_DIR/helm"
 
 if [[ -z "${ZONEGUARD_BIN:-}" ]]; then
-  log "building zoneguard (cargo build)"
+  say "building zoneguard (cargo build)"
   (cd "$ROOT" && cargo build --quiet --bin zoneguard) || die "cargo build failed"
   ZONEGUARD_BIN="${CARGO_TARGET_DIR:-$ROOT/target}/debug/zoneguard"
 fi
 [[ -x "$ZONEGUARD_BIN" ]] || die "zoneguard binary not found at $ZONEGUARD_BIN (set ZONEGUARD_BIN)"
 
 # ------------------------------------------------------- process control ----
-WORK="$(mktemp -d "${TMPDIR:-/tmp}/zoneguard-e2e.XXXXXX")"
-LOGS="$WORK/logs"
-mkdir -p "$LOGS"
-declare -a PIDS=()
-SERVE_PID=""
+# Every process started with `start` (tests/e2e/lib.sh) is stopped on exit.
 passed=0
 failed=0
-
-stop_pid() {
-  local pid="$1" i
-  kill -0 "$pid" 2>/dev/null || return 0
-  kill -TERM "$pid" 2>/dev/null || true
-  for i in $(seq 1 50); do
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  kill -KILL "$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || true
-}
-
-cleanup() {
-  local rc=$? i
-  for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do
-    stop_pid "${PIDS[i]}"
-  done
-  if [[ "${ZONEGUARD_E2E_KEEP:-0}" == 1 || $rc -ne 0 || $failed -gt 0 ]]; then
-    log "logs and kubeconfig kept in $WORK"
-  else
-    rm -rf "$WORK"
-  fi
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-# start NAME CMD...: runs CMD in the background, output in $LOGS/NAME.log.
-start() {
-  local name="$1"
-  shift
-  "$@" >"$LOGS/$name.log" 2>&1 &
-  LAST_PID=$!
-  PIDS+=("$LAST_PID")
-}
-
-# wait_until SECONDS PID WHAT CMD...: polls CMD until it succeeds; gives up
-# when PID exits or the time runs out.
-wait_until() {
-  local timeout="$1" pid="$2" what="$3"
-  shift 3
-  local deadline=$(($(date +%s) + timeout))
-  until "$@" >/dev/null 2>&1; do
-    if ! kill -0 "$pid" 2>/dev/null; then
-      log "$what exited; last lines of its log:"
-      tail -n 20 "$LOGS/$what.log" >&2 || true
-      return 1
-    fi
-    if [[ $(date +%s) -ge $deadline ]]; then
-      log "$what not ready after ${timeout}s; last lines of its log:"
-      tail -n 20 "$LOGS/$what.log" >&2 || true
-      return 1
-    fi
-    sleep 0.2
-  done
-}
-
-declare -a USED_PORTS=()
-ETCD_PORT="" ETCD_PEER_PORT="" API_PORT="" WEBHOOK_PORT="" PROBE_PORT=""
-# free_port VAR: picks an unused loopback port.
-free_port() {
-  local p _
-  for _ in $(seq 1 100); do
-    p=$((20000 + RANDOM % 40000))
-    [[ " ${USED_PORTS[*]} " == *" $p "* ]] && continue
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
-      USED_PORTS+=("$p")
-      printf -v "$1" '%s' "$p"
-      return 0
-    fi
-  done
-  die "no free port found"
-}
+SERVE_PID=""
+keep_work() { [[ "${ZONEGUARD_E2E_KEEP:-0}" == 1 || $failed -gt 0 ]]; }
+work_init e2e "logs and kubeconfig"
+LOGS="$WORK/logs"
+mkdir -p "$LOGS"
+WEBHOOK_PORT="" PROBE_PORT=""
 
 # ---------------------------------------------------------- certificates ----
 PKI="$WORK/pki"
-mkdir -p "$PKI"
-# cert NAME CN O EXTENSIONS: a key and a certificate in $PKI signed by the CA
-# in ${CA_DIR:-$PKI} (ca.crt, ca.key).
-cert() {
-  local name="$1" cn="$2" org="$3" ext="$4" subj="/CN=$2" ca="${CA_DIR:-$PKI}"
-  [[ -n "$org" ]] && subj="/O=$org/CN=$cn"
-  openssl req -new -nodes -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 \
-    -keyout "$PKI/$name.key" -out "$PKI/$name.csr" -subj "$subj" 2>/dev/null
-  printf '%s\n' "$ext" >"$PKI/$name.ext"
-  openssl x509 -req -in "$PKI/$name.csr" -CA "$ca/ca.crt" -CAkey "$ca/ca.key" \
-    -CAserial "$PKI/$name.srl" -CAcreateserial -days 2 -extfile "$PKI/$name.ext" \
-    -out "$PKI/$name.crt" 2>/dev/null
-}
-openssl req -x509 -new -nodes -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 \
-  -keyout "$PKI/ca.key" -out "$PKI/ca.crt" -subj "/CN=zoneguard-e2e-ca" -days 2 2>/dev/null
-cert apiserver kube-apiserver "" $'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth'
-cert admin e2e-admin system:masters 'extendedKeyUsage=clientAuth'
-openssl genrsa -out "$PKI/sa.key" 2048 2>/dev/null
-openssl rsa -in "$PKI/sa.key" -pubout -out "$PKI/sa.pub" 2>/dev/null
+cluster_pki e2e
 
-# ------------------------------------------------------------------ etcd ----
-free_port ETCD_PORT
-free_port ETCD_PEER_PORT
-start etcd "$ETCD" \
-  --name e2e \
-  --data-dir "$WORK/etcd" \
-  --listen-client-urls "http://127.0.0.1:$ETCD_PORT" \
-  --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
-  --listen-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
-  --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
-  --initial-cluster "e2e=http://127.0.0.1:$ETCD_PEER_PORT" \
-  --unsafe-no-fsync \
-  --log-level warn
-ETCD_PID=$LAST_PID
-wait_until 30 "$ETCD_PID" etcd curl -fsS "http://127.0.0.1:$ETCD_PORT/health" || die "etcd did not start"
-
-# -------------------------------------------------------- kube-apiserver ----
-free_port API_PORT
-start kube-apiserver "$APISERVER" \
-  --etcd-servers "http://127.0.0.1:$ETCD_PORT" \
-  --bind-address 127.0.0.1 \
-  --advertise-address 127.0.0.1 \
-  --secure-port "$API_PORT" \
-  --cert-dir "$WORK/apiserver" \
-  --tls-cert-file "$PKI/apiserver.crt" \
-  --tls-private-key-file "$PKI/apiserver.key" \
-  --client-ca-file "$PKI/ca.crt" \
-  --service-account-issuer https://kubernetes.default.svc.cluster.local \
-  --service-account-key-file "$PKI/sa.pub" \
-  --service-account-signing-key-file "$PKI/sa.key" \
-  --authorization-mode RBAC \
-  --enable-admission-plugins NamespaceLifecycle,ServiceAccount,Priority,MutatingAdmissionWebhook,ValidatingAdmissionWebhook,ValidatingAdmissionPolicy \
-  --service-cluster-ip-range 10.0.0.0/24 \
-  --allow-privileged=true \
-  --profiling=false
-API_PID=$LAST_PID
-
-KCFG="$WORK/admin.kubeconfig"
-# kubeconfig FILE USER-YAML: a kubeconfig for the local API server.
-kubeconfig() {
-  cat >"$1" <<EOF
-apiVersion: v1
-kind: Config
-clusters:
-  - name: e2e
-    cluster:
-      server: https://127.0.0.1:$API_PORT
-      certificate-authority-data: $(base64 -w0 <"$PKI/ca.crt")
-users:
-  - name: user
-    user:
-$2
-contexts:
-  - name: e2e
-    context: {cluster: e2e, user: user, namespace: default}
-current-context: e2e
-EOF
-}
-kubeconfig "$KCFG" "      client-certificate-data: $(base64 -w0 <"$PKI/admin.crt")
-      client-key-data: $(base64 -w0 <"$PKI/admin.key")"
-export KUBECONFIG="$KCFG"
-kc() { "$KUBECTL" --request-timeout=40s "$@"; }
-
-wait_until 90 "$API_PID" kube-apiserver kc get --raw /readyz || die "kube-apiserver did not start"
-# The bootstrap controllers create the default namespaces and RBAC roles
-# right after /readyz turns true.
-wait_until 30 "$API_PID" kube-apiserver kc get namespace default || die "default namespace missing"
-log "kube-apiserver $("$APISERVER" --version | awk '{print $2}') up on 127.0.0.1:$API_PORT ($(($(date +%s) - started))s)"
+# ------------------------------------------------ etcd, kube-apiserver ----
+start_cluster e2e 10.0.0.0/24
+say "kube-apiserver $("$APISERVER" --version | awk '{print $2}') up on 127.0.0.1:$API_PORT ($(($(date +%s) - started))s)"
 
 # --------------------------------------------------------------- results ----
 report() {
@@ -377,7 +221,7 @@ make_webhook_certs() {
   elif grep -q 'DNS:localhost' <<<"$sans"; then
     WEBHOOK_HOST=localhost
   else
-    log "signing a 127.0.0.1 serving certificate with the CA from zoneguard certs"
+    say "signing a 127.0.0.1 serving certificate with the CA from zoneguard certs"
     CA_DIR="$CERTS" cert webhook-loopback 127.0.0.1 "" \
       $'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth'
     TLS_CRT="$PKI/webhook-loopback.crt" TLS_KEY="$PKI/webhook-loopback.key" WEBHOOK_HOST=127.0.0.1
@@ -390,52 +234,16 @@ if make_webhook_certs; then
 else
   report "zoneguard certs writes a CA, a serving certificate and the caBundle" "$CERTS_PROBLEM" \
     "$(cat "$LOGS/certs.log" 2>/dev/null)"
-  log "NOTE: using an openssl CA and certificate for the webhook instead"
+  say "NOTE: using an openssl CA and certificate for the webhook instead"
   cert webhook 127.0.0.1 "" $'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth'
   TLS_CRT="$PKI/webhook.crt" TLS_KEY="$PKI/webhook.key" WEBHOOK_HOST=127.0.0.1
   CA_BUNDLE="$(base64 -w0 <"$PKI/ca.crt")"
 fi
 
 # The overlay: manifests/ with each webhook's clientConfig pointing at the
-# local process. Webhook names are read from the rendered manifests so a new
-# webhook is covered without editing this script.
+# local process (webhook_overlay in tests/e2e/lib.sh).
 OVERLAY="$WORK/overlay"
-mkdir -p "$OVERLAY"
-"$KUBECTL" kustomize "$ROOT/manifests" >"$WORK/manifests.yaml"
-awk '
-  /^kind: / { kind = $2 }
-  /^metadata:/ { inmeta = 1; inwh = 0; next }
-  /^webhooks:/ { inwh = 1; inmeta = 0; next }
-  /^[a-zA-Z]/ { inmeta = 0; inwh = 0 }
-  inmeta && /^  name: / { cfg = $2 }
-  inwh && /^  name: / { print kind, cfg, $2 }
-' "$WORK/manifests.yaml" >"$WORK/webhooks.txt"
-[[ -s "$WORK/webhooks.txt" ]] || die "no webhooks found in manifests/"
-{
-  printf 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n'
-  printf 'resources:\n  - %s\n' "$(realpath --relative-to="$OVERLAY" "$ROOT/manifests")"
-  printf 'patches:\n'
-  while read -r kind cfg hook; do
-    case "$kind" in
-      ValidatingWebhookConfiguration) path=/validate ;;
-      MutatingWebhookConfiguration) path=/mutate ;;
-      *) die "unexpected webhook kind $kind" ;;
-    esac
-    cat <<EOF
-  - patch: |-
-      apiVersion: admissionregistration.k8s.io/v1
-      kind: $kind
-      metadata:
-        name: $cfg
-      webhooks:
-        - name: $hook
-          clientConfig:
-            service: null
-            url: https://$WEBHOOK_HOST:$WEBHOOK_PORT$path
-            caBundle: $CA_BUNDLE
-EOF
-  done <"$WORK/webhooks.txt"
-} >"$OVERLAY/kustomization.yaml"
+webhook_overlay "https://$WEBHOOK_HOST:$WEBHOOK_PORT" "$CA_BUNDLE"
 "$KUBECTL" kustomize "$OVERLAY" >"$WORK/installed.yaml"
 hooks=$(wc -l <"$WORK/webhooks.txt")
 urls=$(grep -c "url: https://$WEBHOOK_HOST:$WEBHOOK_PORT/" "$WORK/installed.yaml" || true)
@@ -457,7 +265,7 @@ MOTO_SERVER="$("$ROOT/scripts/moto.sh")" || die "scripts/moto.sh failed"
 MOTO_PY="$(dirname "$MOTO_SERVER")/python"
 free_port MOTO_PORT
 start moto env MOTO_ACCOUNT_ID=111122223333 "$MOTO_SERVER" -H 127.0.0.1 -p "$MOTO_PORT"
-wait_until 60 "$LAST_PID" moto curl -fsS -o /dev/null "http://127.0.0.1:$MOTO_PORT/moto-api/" ||
+wait_until 60 "$BG_PID" moto curl -fsS -o /dev/null "http://127.0.0.1:$MOTO_PORT/moto-api/" ||
   die "moto did not start (see $LOGS/moto.log)"
 export AWS_ACCESS_KEY_ID=testing AWS_SECRET_ACCESS_KEY=testing AWS_REGION=us-east-1
 
@@ -469,7 +277,7 @@ launch_zoneguard() {
     --probe-listen "127.0.0.1:$PROBE_PORT" \
     --tls-cert "$TLS_CRT" --tls-key "$TLS_KEY" \
     "$@"
-  SERVE_PID=$LAST_PID
+  SERVE_PID=$BG_PID
 }
 readyz() { curl -fsS "http://127.0.0.1:$PROBE_PORT/readyz"; }
 # start_zoneguard RULES-ARGS...: starts `zoneguard serve` and waits for /readyz.
@@ -492,13 +300,13 @@ else
   kc get configmap zoneguard-rules --namespace zoneguard -o 'jsonpath={.data.rules\.yaml}' >"$WORK/rules.yaml"
   if start_zoneguard --rules "$WORK/rules.yaml"; then
     RULES_FROM="file"
-    log "NOTE: zoneguard serve runs with --rules $WORK/rules.yaml (ConfigMap rules unavailable)"
+    say "NOTE: zoneguard serve runs with --rules $WORK/rules.yaml (ConfigMap rules unavailable)"
   else
     SERVE_UP=false
-    log "zoneguard serve is not ready: the webhook cases below are expected to fail"
+    say "zoneguard serve is not ready: the webhook cases below are expected to fail"
   fi
 fi
-$SERVE_UP && log "zoneguard serve ready on 127.0.0.1:$WEBHOOK_PORT, rules from $RULES_FROM ($(($(date +%s) - started))s since start)"
+$SERVE_UP && say "zoneguard serve ready on 127.0.0.1:$WEBHOOK_PORT, rules from $RULES_FROM ($(($(date +%s) - started))s since start)"
 
 for ns in team-a team-b external-dns; do
   quiet kc create namespace "$ns" || true
@@ -597,7 +405,7 @@ denied_dry() { ! admitted_dry "$@"; }
 # Ready must mean the rules are in force; wait until they visibly are, so a
 # slow first load cannot turn into flaky cases below.
 if $SERVE_UP && ! eventually "$RELOAD_TIMEOUT" denied_dry probe probe.example.net; then
-  log "WARNING: zoneguard is ready but probe.example.net is still admitted: rules not in force"
+  say "WARNING: zoneguard is ready but probe.example.net is still admitted: rules not in force"
 fi
 
 # ------------------------------------------------------------------ cases ----
@@ -793,6 +601,6 @@ else
     "not ready after ${RELOAD_TIMEOUT}s" "$(tail -n 5 "$LOGS/zoneguard.log")"
 fi
 
-log "finished in $(($(date +%s) - started))s"
+say "finished in $(($(date +%s) - started))s"
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

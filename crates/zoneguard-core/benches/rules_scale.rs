@@ -15,6 +15,7 @@
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
+use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -59,61 +60,16 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
 
-const ISSUER: &str = "oidc.eks.eu-west-1.amazonaws.com/id/B3NCHB3NCHB3NCHB3NCHB3NCHB3NCH01";
-const ACCOUNT: &str = "111122223333";
-
-/// What `bench/gen-rules.sh FILTERS NAMESPACES POLICIES 3` writes.
+/// What `bench/gen-rules.sh FILTERS NAMESPACES POLICIES 3` writes (it needs bash and awk).
 fn rules_text(filters: usize, namespaces: usize, policies: usize) -> String {
-    let mut t =
-        String::from("annotationPrefix: external-dns.alpha.kubernetes.io/\ndomainFilters:\n");
-    for i in 0..filters {
-        t.push_str(&format!("  - zone{i}.example.com\n"));
-    }
-    t.push_str("excludeDomains:\n");
-    for i in (0..filters).step_by(10) {
-        t.push_str(&format!("  - internal.zone{i}.example.com\n"));
-    }
-    t.push_str("namespaces:\n");
-    for j in 0..namespaces {
-        let zone = j % filters;
-        t.push_str(&format!(
-            "  team-{j}: {{ domainFilters: [team-{j}.zone{zone}.example.com] }}\n"
-        ));
-    }
-    t.push_str(concat!(
-        "inject:\n",
-        "  - kinds: [Service]\n    serviceTypes: [LoadBalancer]\n    namespaces: [team-1]\n",
-        "    annotations:\n",
-        "      external-dns.alpha.kubernetes.io/hostname: \"{name}.team-1.zone1.example.com\"\n",
-        "      external-dns.alpha.kubernetes.io/ttl: \"60\"\n",
-        "  - kinds: [Ingress]\n    annotations:\n      external-dns.alpha.kubernetes.io/ttl: \"300\"\n",
-        "  - kinds: [Service, Ingress]\n    namespaces: [team-0, team-1]\n",
-        "    annotations:\n      example.com/owner: \"{namespace}\"\n",
-    ));
-    t.push_str(&format!(
-        "irsa:\n  issuer: {ISSUER}\n  accounts: [\"{ACCOUNT}\"]\n  unknownRole: warn\n  trustPolicies:\n"
-    ));
-    for k in 0..policies {
-        let (op, sub) = if k % 4 == 3 {
-            ("StringLike", format!("system:serviceaccount:ns-{k}:app-*"))
-        } else {
-            (
-                "StringEquals",
-                format!("system:serviceaccount:ns-{k}:app-{k}"),
-            )
-        };
-        let policy = json!({"Version": "2012-10-17", "Statement": [{
-            "Effect": "Allow",
-            "Principal": {"Federated": format!("arn:aws:iam::{ACCOUNT}:oidc-provider/{ISSUER}")},
-            "Action": "sts:AssumeRoleWithWebIdentity",
-            "Condition": {op: {format!("{ISSUER}:sub"): sub, format!("{ISSUER}:aud"): "sts.amazonaws.com"}}
-        }]});
-        t.push_str(&format!(
-            "    arn:aws:iam::{ACCOUNT}:role/app-{k}: {policy}\n"
-        ));
-    }
-    t.push_str("enforcement: deny\nexemptNamespaces: [kube-system]\n");
-    t
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../bench/gen-rules.sh");
+    let sizes = [filters, namespaces, policies, 3].map(|n| n.to_string());
+    let out = Command::new(script)
+        .args(&sizes)
+        .output()
+        .expect("bench/gen-rules.sh runs");
+    assert!(out.status.success(), "bench/gen-rules.sh failed");
+    String::from_utf8(out.stdout).expect("UTF-8 rules")
 }
 
 /// ns per call of `f`, over about `budget`.
@@ -163,7 +119,7 @@ fn main() {
         {"host": "www.team-1.zone1.example.com"}, {"host": "api.team-1.zone1.example.com"},
         {"host": "static.team-1.zone1.example.com"}]}});
     let sa = json!({"metadata": {"name": "app-7", "namespace": "ns-7", "annotations": {
-        "eks.amazonaws.com/role-arn": format!("arn:aws:iam::{ACCOUNT}:role/app-7")}}});
+        "eks.amazonaws.com/role-arn": "arn:aws:iam::111122223333:role/app-7"}}});
     println!(
         "{:>6} {:>8} {:>6} {:>7} {:>9} | {:>10} {:>12} {:>12} | {:>14} {:>14}",
         "size",

@@ -6,12 +6,12 @@
 use super::condition::{Condition, Truth, Undecidable};
 use super::glob;
 use super::policy::{
-    describe, err, parse_action_element, parse_conditions, parse_effect, parse_version, strings,
-    unknown_key, ActionElement, Effect, Version,
+    from_json, parse_action_element, parse_conditions, parse_document, parse_element,
+    parse_statements, policy_version, statement_head, statement_name, strings, ActionElement,
+    Effect, Version,
 };
 use super::request::Context;
 use super::PolicyError;
-use percent_encoding::percent_decode_str;
 use serde_json::{Map, Value as Json};
 
 /// A parsed permission policy document.
@@ -41,40 +41,21 @@ pub struct PermissionStatement {
 impl PermissionStatement {
     /// `Statement[1]`, with its Sid when it has one.
     pub fn describe(&self) -> String {
-        match &self.sid {
-            Some(sid) if !sid.is_empty() => format!("{} (Sid `{sid}`)", self.label),
-            _ => self.label.clone(),
-        }
+        statement_name(&self.label, self.sid.as_deref())
     }
 }
+
+const PERMISSION: &str = "permission policy";
 
 impl PermissionPolicy {
     /// From document text; percent-decoded first when it does not start with `{` (IAM
     /// returns policy documents percent-encoded). `+` stays `+`.
     pub fn from_document(text: &str) -> Result<Self, PolicyError> {
-        let decoded;
-        let text = if text.trim_start().starts_with('{') {
-            text
-        } else {
-            decoded = percent_decode_str(text).decode_utf8().map_err(|_| {
-                PolicyError("the percent-decoded permission policy is not valid UTF-8".to_owned())
-            })?;
-            decoded.as_ref()
-        };
-        let value: Json = serde_json::from_str(text)
-            .map_err(|e| PolicyError(format!("the permission policy is not valid JSON: {e}")))?;
-        Self::from_value(&value)
+        Self::from_value(&parse_document(text, PERMISSION, false)?)
     }
 
     pub fn from_value(value: &Json) -> Result<Self, PolicyError> {
-        match value {
-            Json::String(text) => Self::from_document(text),
-            Json::Object(map) => parse_policy(map),
-            other => Err(PolicyError(format!(
-                "a permission policy must be a JSON object, got {}",
-                describe(other)
-            ))),
-        }
+        from_json(value, PERMISSION, Some(Self::from_document), parse_policy)
     }
 
     pub fn version(&self) -> Version {
@@ -86,7 +67,6 @@ impl PermissionPolicy {
     }
 }
 
-const POLICY_KEYS: [&str; 3] = ["Version", "Id", "Statement"];
 const STATEMENT_KEYS: [&str; 7] = [
     "Sid",
     "Effect",
@@ -98,37 +78,8 @@ const STATEMENT_KEYS: [&str; 7] = [
 ];
 
 fn parse_policy(map: &Map<String, Json>) -> Result<PermissionPolicy, PolicyError> {
-    if let Some(key) = map.keys().find(|k| !POLICY_KEYS.contains(&k.as_str())) {
-        return Err(unknown_key("", key, &POLICY_KEYS));
-    }
-    let version = parse_version(map.get("Version"))?;
-    let statements = match map.get("Statement") {
-        None => return Err(err("Statement", "missing")),
-        Some(Json::Object(one)) => vec![parse_statement(one, "Statement".to_owned(), version)?],
-        Some(Json::Array(list)) => list
-            .iter()
-            .enumerate()
-            .map(|(i, item)| {
-                let label = format!("Statement[{i}]");
-                match item {
-                    Json::Object(map) => parse_statement(map, label, version),
-                    other => Err(err(
-                        &label,
-                        format!("expected an object, got {}", describe(other)),
-                    )),
-                }
-            })
-            .collect::<Result<_, _>>()?,
-        Some(other) => {
-            return Err(err(
-                "Statement",
-                format!(
-                    "expected an object or a list of objects, got {}",
-                    describe(other)
-                ),
-            ))
-        }
-    };
+    let version = policy_version(map)?;
+    let statements = parse_statements(map, version, "missing", parse_statement)?;
     Ok(PermissionPolicy {
         version,
         statements,
@@ -140,51 +91,19 @@ fn parse_statement(
     label: String,
     version: Version,
 ) -> Result<PermissionStatement, PolicyError> {
-    if let Some(key) = map.keys().find(|k| !STATEMENT_KEYS.contains(&k.as_str())) {
-        if key == "Principal" || key == "NotPrincipal" {
-            return Err(err(
-                &format!("{label}.{key}"),
-                "not allowed in an identity-based policy",
-            ));
-        }
-        return Err(unknown_key(&label, key, &STATEMENT_KEYS));
-    }
-    let sid = match map.get("Sid") {
-        None => None,
-        Some(Json::String(s)) => Some(s.clone()),
-        Some(other) => {
-            return Err(err(
-                &format!("{label}.Sid"),
-                format!("expected a string, got {}", describe(other)),
-            ))
-        }
-    };
+    let foreign = ["Principal", "NotPrincipal"];
+    let why = "not allowed in an identity-based policy";
+    let (sid, effect) = statement_head(map, &label, &STATEMENT_KEYS, foreign, why)?;
+    let resource = ["Resource", "NotResource"];
+    let wrap = [ResourceElement::Resource, ResourceElement::NotResource];
     Ok(PermissionStatement {
         sid,
-        effect: parse_effect(map.get("Effect"), &label)?,
+        effect,
         action: parse_action_element(map, &label)?,
-        resource: parse_resource_element(map, &label)?,
+        resource: parse_element(map, &label, resource, "missing Resource", strings, wrap)?,
         conditions: parse_conditions(map.get("Condition"), &label, version)?,
         label,
     })
-}
-
-fn parse_resource_element(
-    map: &Map<String, Json>,
-    label: &str,
-) -> Result<ResourceElement, PolicyError> {
-    match (map.get("Resource"), map.get("NotResource")) {
-        (Some(r), None) => Ok(ResourceElement::Resource(strings(
-            r,
-            &format!("{label}.Resource"),
-        )?)),
-        (None, Some(r)) => Ok(ResourceElement::NotResource(strings(
-            r,
-            &format!("{label}.NotResource"),
-        )?)),
-        (Some(_), Some(_)) => Err(err(label, "has both Resource and NotResource")),
-        (None, None) => Err(err(label, "missing Resource")),
-    }
 }
 
 /// One named policy of a role: `inline policy <name>` or `managed policy <arn>`.

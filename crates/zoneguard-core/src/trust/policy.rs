@@ -1,5 +1,6 @@
-//! The trust-policy document model, and its parser. Errors name what is wrong and where,
-//! e.g. `Statement[1].Condition.StringEquals: expected an object, got a string`.
+//! The trust-policy document model, and its parser, whose pieces `permission` shares. Errors
+//! name what is wrong and where, e.g.
+//! `Statement[1].Condition.StringEquals: expected an object, got a string`.
 
 use super::condition::{self, Condition, Operator, Test, Value};
 use super::request::PrincipalKind;
@@ -72,48 +73,32 @@ pub struct Statement {
 impl Statement {
     /// `Statement[1]`, with its Sid when it has one: ``Statement[1] (Sid `Dns`)``.
     pub fn describe(&self) -> String {
-        match &self.sid {
-            Some(sid) if !sid.is_empty() => format!("{} (Sid `{sid}`)", self.label),
-            _ => self.label.clone(),
-        }
+        statement_name(&self.label, self.sid.as_deref())
     }
 }
+
+/// A statement's label, with its Sid when it has a non-empty one.
+pub(super) fn statement_name(label: &str, sid: Option<&str>) -> String {
+    match sid {
+        Some(sid) if !sid.is_empty() => format!("{label} (Sid `{sid}`)"),
+        _ => label.to_owned(),
+    }
+}
+
+const TRUST: &str = "trust policy";
 
 impl TrustPolicy {
     /// From a JSON value: the rules' `trustPolicies` entry as an object, or the JSON text
     /// as a string.
     pub fn from_value(value: &Json) -> Result<Self, PolicyError> {
-        match value {
-            Json::String(text) => Self::from_document(text),
-            Json::Object(map) => parse_policy(map),
-            other => Err(PolicyError(format!(
-                "a trust policy must be a JSON object, got {}",
-                describe(other)
-            ))),
-        }
+        from_json(value, TRUST, Some(Self::from_document), parse_policy)
     }
 
     /// From document text; percent-decoded first when it does not start with `{` (IAM
     /// returns `AssumeRolePolicyDocument` percent-encoded). `+` stays `+`.
     pub fn from_document(text: &str) -> Result<Self, PolicyError> {
-        let decoded;
-        let (text, what) = if text.trim_start().starts_with('{') {
-            (text, "trust policy")
-        } else {
-            decoded = percent_decode_str(text).decode_utf8().map_err(|_| {
-                PolicyError("the percent-decoded trust policy is not valid UTF-8".to_owned())
-            })?;
-            (decoded.as_ref(), "percent-decoded trust policy")
-        };
-        let value: Json = serde_json::from_str(text)
-            .map_err(|e| PolicyError(format!("the {what} is not valid JSON: {e}")))?;
-        match value {
-            Json::Object(map) => parse_policy(&map),
-            other => Err(PolicyError(format!(
-                "a trust policy must be a JSON object, got {}",
-                describe(&other)
-            ))),
-        }
+        let value = parse_document(text, TRUST, true)?;
+        from_json(&value, TRUST, None, parse_policy)
     }
 
     pub fn version(&self) -> Version {
@@ -125,11 +110,50 @@ impl TrustPolicy {
     }
 }
 
-pub(super) fn err(path: &str, message: impl Into<String>) -> PolicyError {
+/// What the parsers return.
+type Parsed<T> = Result<T, PolicyError>;
+
+/// A policy from JSON: an object, or (given `text`) a string of document text. `noun`
+/// names the kind of policy when the value is neither.
+pub(super) fn from_json<P>(
+    value: &Json,
+    noun: &str,
+    text: Option<fn(&str) -> Parsed<P>>,
+    object: fn(&Map<String, Json>) -> Parsed<P>,
+) -> Parsed<P> {
+    match (value, text) {
+        (Json::String(s), Some(text)) => text(s),
+        (Json::Object(map), _) => object(map),
+        (other, _) => Err(PolicyError(format!(
+            "a {noun} must be a JSON object, got {}",
+            describe(other)
+        ))),
+    }
+}
+
+/// Document text as JSON, percent-decoded first when it does not start with `{` (IAM
+/// returns policy documents percent-encoded; `+` stays `+`). Errors name the kind of
+/// policy, `noun`; with `say_decoded`, a JSON error also says that it was percent-decoded.
+pub(super) fn parse_document(text: &str, noun: &str, say_decoded: bool) -> Parsed<Json> {
+    let decoded;
+    let (text, what) = if text.trim_start().starts_with('{') {
+        (text, "")
+    } else {
+        decoded = percent_decode_str(text)
+            .decode_utf8()
+            .map_err(|_| PolicyError(format!("the percent-decoded {noun} is not valid UTF-8")))?;
+        let what = if say_decoded { "percent-decoded " } else { "" };
+        (decoded.as_ref(), what)
+    };
+    serde_json::from_str(text)
+        .map_err(|e| PolicyError(format!("the {what}{noun} is not valid JSON: {e}")))
+}
+
+fn err(path: &str, message: impl Into<String>) -> PolicyError {
     PolicyError(format!("{path}: {}", message.into()))
 }
 
-pub(super) fn describe(value: &Json) -> &'static str {
+fn describe(value: &Json) -> &'static str {
     match value {
         Json::Null => "null",
         Json::Bool(_) => "a boolean",
@@ -140,7 +164,7 @@ pub(super) fn describe(value: &Json) -> &'static str {
     }
 }
 
-pub(super) fn unknown_key(path: &str, key: &str, known: &[&str]) -> PolicyError {
+fn unknown_key(path: &str, key: &str, known: &[&str]) -> PolicyError {
     let hint = known
         .iter()
         .find(|k| k.eq_ignore_ascii_case(key))
@@ -157,45 +181,27 @@ pub(super) fn unknown_key(path: &str, key: &str, known: &[&str]) -> PolicyError 
 const POLICY_KEYS: [&str; 3] = ["Version", "Id", "Statement"];
 
 fn parse_policy(map: &Map<String, Json>) -> Result<TrustPolicy, PolicyError> {
-    if let Some(key) = map.keys().find(|k| !POLICY_KEYS.contains(&k.as_str())) {
-        return Err(unknown_key("", key, &POLICY_KEYS));
+    let version = policy_version(map)?;
+    if let Some(id) = map.get("Id").filter(|id| !id.is_string()) {
+        return Err(err(
+            "Id",
+            format!("expected a string, got {}", describe(id)),
+        ));
     }
-    let version = parse_version(map.get("Version"))?;
-    if let Some(id) = map.get("Id") {
-        if !id.is_string() {
-            return Err(err(
-                "Id",
-                format!("expected a string, got {}", describe(id)),
-            ));
-        }
-    }
-    let statements = match map.get("Statement") {
-        None => {
-            return Err(err(
-                "Statement",
-                "missing (a trust policy needs at least one statement)",
-            ))
-        }
-        Some(Json::Object(one)) => vec![parse_statement(one, "Statement".to_owned(), version)?],
-        Some(Json::Array(list)) => parse_statements(list, version)?,
-        Some(other) => {
-            return Err(err(
-                "Statement",
-                format!(
-                    "expected an object or a list of objects, got {}",
-                    describe(other)
-                ),
-            ))
-        }
-    };
+    let missing = "missing (a trust policy needs at least one statement)";
+    let statements = parse_statements(map, version, missing, parse_statement)?;
     Ok(TrustPolicy {
         version,
         statements,
     })
 }
 
-pub(super) fn parse_version(value: Option<&Json>) -> Result<Version, PolicyError> {
-    match value {
+/// Checks a policy's keys, and parses its `Version`.
+pub(super) fn policy_version(map: &Map<String, Json>) -> Result<Version, PolicyError> {
+    if let Some(key) = map.keys().find(|k| !POLICY_KEYS.contains(&k.as_str())) {
+        return Err(unknown_key("", key, &POLICY_KEYS));
+    }
+    match map.get("Version") {
         None => Ok(Version::V2008_10_17),
         Some(Json::String(v)) if v == "2012-10-17" => Ok(Version::V2012_10_17),
         Some(Json::String(v)) if v == "2008-10-17" => Ok(Version::V2008_10_17),
@@ -206,13 +212,35 @@ pub(super) fn parse_version(value: Option<&Json>) -> Result<Version, PolicyError
     }
 }
 
-fn parse_statements(list: &[Json], version: Version) -> Result<Vec<Statement>, PolicyError> {
+/// The `Statement` element: one object, labelled `Statement`, or a list of them, labelled
+/// `Statement[0]`, `Statement[1]`, …, each parsed by `parse`. `missing` is the complaint
+/// when there is no `Statement`.
+pub(super) fn parse_statements<S>(
+    map: &Map<String, Json>,
+    version: Version,
+    missing: &str,
+    parse: fn(&Map<String, Json>, String, Version) -> Parsed<S>,
+) -> Parsed<Vec<S>> {
+    let list = match map.get("Statement") {
+        None => return Err(err("Statement", missing)),
+        Some(Json::Object(one)) => return Ok(vec![parse(one, "Statement".to_owned(), version)?]),
+        Some(Json::Array(list)) => list,
+        Some(other) => {
+            return Err(err(
+                "Statement",
+                format!(
+                    "expected an object or a list of objects, got {}",
+                    describe(other)
+                ),
+            ))
+        }
+    };
     list.iter()
         .enumerate()
         .map(|(i, item)| {
             let label = format!("Statement[{i}]");
             match item {
-                Json::Object(map) => parse_statement(map, label, version),
+                Json::Object(map) => parse(map, label, version),
                 other => Err(err(
                     &label,
                     format!("expected an object, got {}", describe(other)),
@@ -237,16 +265,37 @@ fn parse_statement(
     label: String,
     version: Version,
 ) -> Result<Statement, PolicyError> {
-    for key in map.keys() {
-        if key == "Resource" || key == "NotResource" {
-            return Err(err(
-                &format!("{label}.{key}"),
-                "not allowed in a trust policy (the role itself is the resource)",
-            ));
-        }
-        if !STATEMENT_KEYS.contains(&key.as_str()) {
-            return Err(unknown_key(&label, key, &STATEMENT_KEYS));
-        }
+    let foreign = ["Resource", "NotResource"];
+    let why = "not allowed in a trust policy (the role itself is the resource)";
+    let (sid, effect) = statement_head(map, &label, &STATEMENT_KEYS, foreign, why)?;
+    let principal = ["Principal", "NotPrincipal"];
+    let missing = "missing Principal (a trust policy statement names who may assume the role)";
+    let wrap = [PrincipalElement::Principal, PrincipalElement::NotPrincipal];
+    Ok(Statement {
+        sid,
+        effect,
+        principal: parse_element(map, &label, principal, missing, parse_principals, wrap)?,
+        action: parse_action_element(map, &label)?,
+        conditions: parse_conditions(map.get("Condition"), &label, version)?,
+        label,
+    })
+}
+
+/// Checks a statement's keys, refusing the `foreign` ones (of the other kind of policy)
+/// because `why`, and parses its `Sid` and `Effect`.
+pub(super) fn statement_head(
+    map: &Map<String, Json>,
+    label: &str,
+    keys: &[&str],
+    foreign: [&str; 2],
+    why: &str,
+) -> Parsed<(Option<String>, Effect)> {
+    if let Some(key) = map.keys().find(|k| !keys.contains(&k.as_str())) {
+        return Err(if foreign.contains(&key.as_str()) {
+            err(&format!("{label}.{key}"), why)
+        } else {
+            unknown_key(label, key, keys)
+        });
     }
     let sid = match map.get("Sid") {
         None => None,
@@ -258,17 +307,10 @@ fn parse_statement(
             ))
         }
     };
-    Ok(Statement {
-        sid,
-        effect: parse_effect(map.get("Effect"), &label)?,
-        principal: parse_principal_element(map, &label)?,
-        action: parse_action_element(map, &label)?,
-        conditions: parse_conditions(map.get("Condition"), &label, version)?,
-        label,
-    })
+    Ok((sid, parse_effect(map.get("Effect"), label)?))
 }
 
-pub(super) fn parse_effect(value: Option<&Json>, label: &str) -> Result<Effect, PolicyError> {
+fn parse_effect(value: Option<&Json>, label: &str) -> Result<Effect, PolicyError> {
     let path = format!("{label}.Effect");
     match value {
         Some(Json::String(e)) if e == "Allow" => Ok(Effect::Allow),
@@ -281,24 +323,22 @@ pub(super) fn parse_effect(value: Option<&Json>, label: &str) -> Result<Effect, 
     }
 }
 
-fn parse_principal_element(
+/// A statement's `name` or `not` element (`Action` or `NotAction`, …): exactly one of them,
+/// parsed by `parse` and wrapped by the matching one of `wrap`. `missing` is the complaint
+/// when there is neither.
+pub(super) fn parse_element<T, E>(
     map: &Map<String, Json>,
     label: &str,
-) -> Result<PrincipalElement, PolicyError> {
-    match (map.get("Principal"), map.get("NotPrincipal")) {
-        (Some(p), None) => Ok(PrincipalElement::Principal(parse_principals(
-            p,
-            &format!("{label}.Principal"),
-        )?)),
-        (None, Some(p)) => Ok(PrincipalElement::NotPrincipal(parse_principals(
-            p,
-            &format!("{label}.NotPrincipal"),
-        )?)),
-        (Some(_), Some(_)) => Err(err(label, "has both Principal and NotPrincipal")),
-        (None, None) => Err(err(
-            label,
-            "missing Principal (a trust policy statement names who may assume the role)",
-        )),
+    [name, not]: [&str; 2],
+    missing: &str,
+    parse: fn(&Json, &str) -> Parsed<T>,
+    wrap: [fn(T) -> E; 2],
+) -> Parsed<E> {
+    match (map.get(name), map.get(not)) {
+        (Some(v), None) => Ok(wrap[0](parse(v, &format!("{label}.{name}"))?)),
+        (None, Some(v)) => Ok(wrap[1](parse(v, &format!("{label}.{not}"))?)),
+        (Some(_), Some(_)) => Err(err(label, format!("has both {name} and {not}"))),
+        (None, None) => Err(err(label, missing)),
     }
 }
 
@@ -380,21 +420,9 @@ pub(super) fn parse_action_element(
     map: &Map<String, Json>,
     label: &str,
 ) -> Result<ActionElement, PolicyError> {
-    match (map.get("Action"), map.get("NotAction")) {
-        (Some(a), None) => Ok(ActionElement::Action(strings(
-            a,
-            &format!("{label}.Action"),
-        )?)),
-        (None, Some(a)) => Ok(ActionElement::NotAction(strings(
-            a,
-            &format!("{label}.NotAction"),
-        )?)),
-        (Some(_), Some(_)) => Err(err(label, "has both Action and NotAction")),
-        (None, None) => Err(err(
-            label,
-            "missing Action (e.g. \"sts:AssumeRoleWithWebIdentity\")",
-        )),
-    }
+    let missing = "missing Action (e.g. \"sts:AssumeRoleWithWebIdentity\")";
+    let wrap = [ActionElement::Action, ActionElement::NotAction];
+    parse_element(map, label, ["Action", "NotAction"], missing, strings, wrap)
 }
 
 pub(super) fn parse_conditions(
