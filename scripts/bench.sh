@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# shellcheck disable=SC2153 # NAME_* variables are set by measure() through printf -v
+# shellcheck disable=SC2153,SC2034 # NAME_* variables are set by measure() through printf -v
 # Load benchmark: zoneguard serve against an nginx baseline, side by side, over TLS on loopback.
 #
 #   scripts/bench.sh
@@ -197,22 +197,26 @@ echo "TLS: zoneguard $ZG_TLS; nginx $NGINX_TLS; same ECDSA P-256 certificate; HT
 echo "wrk -t$WRK_THREADS -c$CONC, ${DURATION}s measured after ${WARMUP}s warm-up; pinned (servers CPU 0, wrk CPU 1): $PIN"
 echo "start to ready with file rules: median ${READY_MEDIAN_MS} ms (µs, sorted: ${READY_SORTED% })"
 echo
-row "saturation (c=$CONC)" zoneguard nginx zoneguard/nginx
-row "requests/s" "$ZG_RPS" "$NG_RPS" "$(ratio "$ZG_RPS" "$NG_RPS")"
-row "p50 ms" "$(ms "$ZG_P50")" "$(ms "$NG_P50")" "$(ratio "$ZG_P50" "$NG_P50")"
-row "p99 ms" "$(ms "$ZG_P99")" "$(ms "$NG_P99")" "$(ratio "$ZG_P99" "$NG_P99")"
-row "p99.9 ms" "$(ms "$ZG_P999")" "$(ms "$NG_P999")" "$(ratio "$ZG_P999" "$NG_P999")"
-row "CPU s / 10 000 requests" "$ZG_CPU10K" "$NG_CPU10K" "$(ratio "$ZG_CPU10K" "$NG_CPU10K")"
-row "peak RSS MiB (VmHWM)" "$(mib "$ZG_HWM")" "$(mib "$NG_HWM")" "$(ratio "$ZG_HWM" "$NG_HWM")"
-row "failed requests" "$ZG_ERR" "$NG_ERR" ""
+# block TITLE ZG NG: the rows of one run, from the variables ${ZG}_RPS, ${NG}_P50, ...
+block() {
+  local title="$1" zg="$2" ng="$3" field
+  row "$title" zoneguard nginx zoneguard/nginx
+  for field in RPS P50 P99 P999 CPU10K HWM ERR; do
+    local z="${zg}_$field" n="${ng}_$field"
+    [[ -n "${!z:-}" ]] || continue
+    case "$field" in
+      RPS) row "requests/s${4:-}" "${!z}" "${!n}" "$(ratio "${!z}" "${!n}")" ;;
+      P50 | P99) row "${field/P/p} ms" "$(ms "${!z}")" "$(ms "${!n}")" "$(ratio "${!z}" "${!n}")" ;;
+      P999) row "p99.9 ms" "$(ms "${!z}")" "$(ms "${!n}")" "$(ratio "${!z}" "${!n}")" ;;
+      CPU10K) row "CPU s / 10 000 requests" "${!z}" "${!n}" "$(ratio "${!z}" "${!n}")" ;;
+      HWM) row "peak RSS MiB (VmHWM)" "$(mib "${!z}")" "$(mib "${!n}")" "$(ratio "${!z}" "${!n}")" ;;
+      ERR) row "failed requests" "${!z}" "${!n}" "" ;;
+    esac
+  done
+}
+block "saturation (c=$CONC)" ZG NG
 echo
-row "paced (target $TARGET/s)" zoneguard nginx zoneguard/nginx
-row "requests/s achieved" "$ZGP_RPS" "$NGP_RPS" "$(ratio "$ZGP_RPS" "$NGP_RPS")"
-row "p50 ms" "$(ms "$ZGP_P50")" "$(ms "$NGP_P50")" "$(ratio "$ZGP_P50" "$NGP_P50")"
-row "p99 ms" "$(ms "$ZGP_P99")" "$(ms "$NGP_P99")" "$(ratio "$ZGP_P99" "$NGP_P99")"
-row "p99.9 ms" "$(ms "$ZGP_P999")" "$(ms "$NGP_P999")" "$(ratio "$ZGP_P999" "$NGP_P999")"
-row "CPU s / 10 000 requests" "$ZGP_CPU10K" "$NGP_CPU10K" "$(ratio "$ZGP_CPU10K" "$NGP_CPU10K")"
-row "failed requests" "$ZGP_ERR" "$NGP_ERR" ""
+block "paced (target $TARGET/s)" ZGP NGP " achieved"
 echo
 verdict() { if awk "BEGIN { exit !($1) }"; then echo met; else echo "NOT met"; fi; }
 echo "targets (reported, not asserted):"
