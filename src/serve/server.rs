@@ -182,11 +182,10 @@ fn spawn_watchers(
         tasks.push(spawn_rules_watch(config, file_rules, rules, shutdown)?);
     }
     if let Some((cert, key)) = certs.files() {
-        let dirs = watch::parent_dirs(&[cert.clone(), key.clone()]);
         let (c, m) = (certs.clone(), metrics.clone());
         let task = watch::spawn(
             "certificate",
-            &dirs,
+            &[cert.clone(), key.clone()],
             config.watch,
             shutdown.clone(),
             move || c.reload(&m),
@@ -207,11 +206,16 @@ fn spawn_rules_watch(
     rules: &Arc<RulesStore>,
     shutdown: &CancellationToken,
 ) -> Result<JoinHandle<()>, StartError> {
-    let dirs = watch::parent_dirs(file_rules.paths());
     let (fr, store) = (file_rules.clone(), rules.clone());
-    watch::spawn("rules", &dirs, config.watch, shutdown.clone(), move || {
-        fr.reload(&store);
-    })
+    watch::spawn(
+        "rules",
+        file_rules.paths(),
+        config.watch,
+        shutdown.clone(),
+        move || {
+            fr.reload(&store);
+        },
+    )
     .map_err(|source| StartError::Watch {
         what: "--rules",
         source,

@@ -1,13 +1,15 @@
-//! Watch directories (not files) and call back when something in them changes.
+//! Watch files through their directories and call back when one of them changes.
 //!
 //! Watching the directory catches both cert-manager-style in-place writes and the Kubernetes
-//! volume `..data` symlink swap, which replaces the file without touching its old inode. A
-//! periodic re-check backs up the notifications; callers compare contents, so spurious calls are
-//! cheap.
+//! volume `..data` symlink swap, which replaces the file without touching its old inode. Events
+//! about other files in those directories (a log written beside the rules, an editor's swap
+//! file) are ignored. A periodic re-check backs up the notifications; callers compare contents,
+//! so spurious calls are cheap.
 
 use notify::event::{AccessKind, AccessMode};
 use notify::{Event, EventKind, RecursiveMode, Watcher};
 use std::collections::BTreeSet;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use tokio::sync::mpsc;
@@ -23,7 +25,7 @@ pub struct WatchTiming {
 }
 
 /// The directories that hold `files` (deduplicated).
-pub fn parent_dirs(files: &[PathBuf]) -> Vec<PathBuf> {
+fn parent_dirs(files: &[PathBuf]) -> Vec<PathBuf> {
     let dirs: BTreeSet<PathBuf> = files
         .iter()
         .map(|f| match f.parent() {
@@ -34,18 +36,40 @@ pub fn parent_dirs(files: &[PathBuf]) -> Vec<PathBuf> {
     dirs.into_iter().collect()
 }
 
-fn relevant(event: &Event) -> bool {
-    match event.kind {
-        EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
-        EventKind::Access(_) => false,
-        _ => true,
+/// The file names an event may concern: the watched files' own, and the Kubernetes atomic
+/// writer's `..data`, `..data_tmp` and `..<timestamp>` entries.
+struct Names(BTreeSet<OsString>);
+
+impl Names {
+    fn of(files: &[PathBuf]) -> Names {
+        Names(
+            files
+                .iter()
+                .filter_map(|f| f.file_name().map(OsString::from))
+                .collect(),
+        )
+    }
+
+    fn concern(&self, path: &Path) -> bool {
+        path.file_name()
+            .is_none_or(|name| self.0.contains(name) || name.to_string_lossy().starts_with(".."))
     }
 }
 
-/// Spawn a task that calls `on_change` after changes in `dirs` (debounced) and every `poll`.
+fn relevant(event: &Event, names: &Names) -> bool {
+    let kind = match event.kind {
+        EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
+        EventKind::Access(_) => false,
+        _ => true,
+    };
+    // No path: the watcher lost track (overflow, rescan), so look again.
+    kind && (event.paths.is_empty() || event.paths.iter().any(|p| names.concern(p)))
+}
+
+/// Spawn a task that calls `on_change` after changes to `files` (debounced) and every `poll`.
 pub fn spawn<F>(
     what: &'static str,
-    dirs: &[PathBuf],
+    files: &[PathBuf],
     timing: WatchTiming,
     shutdown: CancellationToken,
     on_change: F,
@@ -54,15 +78,16 @@ where
     F: Fn() + Send + Sync + 'static,
 {
     let (tx, rx) = mpsc::unbounded_channel::<()>();
+    let names = Names::of(files);
     let mut watcher = notify::recommended_watcher(move |res: notify::Result<Event>| match res {
-        Ok(event) if relevant(&event) => {
+        Ok(event) if relevant(&event, &names) => {
             let _ = tx.send(());
         }
         Ok(_) => {}
         Err(e) => tracing::warn!(error = %e, "file watch error"),
     })?;
-    for dir in dirs {
-        watcher.watch(Path::new(dir), RecursiveMode::NonRecursive)?;
+    for dir in parent_dirs(files) {
+        watcher.watch(&dir, RecursiveMode::NonRecursive)?;
     }
     Ok(tokio::spawn(run(
         what, watcher, rx, timing, shutdown, on_change,
@@ -99,4 +124,51 @@ async fn run<F: Fn()>(
 /// Wait until no event has arrived for `quiet`.
 async fn debounce(rx: &mut mpsc::UnboundedReceiver<()>, quiet: Duration) {
     while let Ok(Some(())) = tokio::time::timeout(quiet, rx.recv()).await {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use notify::event::{CreateKind, ModifyKind, RenameMode};
+
+    fn event(kind: EventKind, paths: &[&str]) -> Event {
+        paths
+            .iter()
+            .fold(Event::new(kind), |e, p| e.add_path(PathBuf::from(p)))
+    }
+
+    #[test]
+    fn only_events_about_the_watched_files_or_the_volume_swap_wake_the_watcher() {
+        let names = Names::of(&[PathBuf::from("/etc/zg/rules.yaml")]);
+        let write = EventKind::Access(AccessKind::Close(AccessMode::Write));
+        let rename = EventKind::Modify(ModifyKind::Name(RenameMode::Both));
+        let cases = [
+            (write, vec!["/etc/zg/rules.yaml"], true),
+            (write, vec!["/etc/zg/serve.log"], false),
+            (
+                rename,
+                vec!["/etc/zg/.rules.yaml.swp", "/etc/zg/rules.yaml"],
+                true,
+            ),
+            (rename, vec!["/etc/zg/..data_tmp", "/etc/zg/..data"], true),
+            (
+                EventKind::Create(CreateKind::Folder),
+                vec!["/etc/zg/..2026_12_02_22_00_00.1"],
+                true,
+            ),
+            (
+                EventKind::Access(AccessKind::Read),
+                vec!["/etc/zg/rules.yaml"],
+                false,
+            ),
+            (EventKind::Other, vec![], true),
+        ];
+        for (kind, paths, want) in cases {
+            assert_eq!(
+                relevant(&event(kind, &paths), &names),
+                want,
+                "{kind:?} {paths:?}"
+            );
+        }
+    }
 }
