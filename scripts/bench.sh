@@ -222,6 +222,11 @@ verdict() { if awk "BEGIN { exit !($1) }"; then echo met; else echo "NOT met"; f
 echo "targets (reported, not asserted):"
 echo "  throughput >= 0.8x nginx at c=$CONC: $(ratio "$ZG_RPS" "$NG_RPS")x — $(verdict "$ZG_RPS >= 0.8 * $NG_RPS")"
 echo "  p99 < 2 ms at half the maximum rate: $(ms "$ZGP_P99") ms — $(verdict "$ZGP_P99 < 2000")"
+# wrk's fixed per-connection delay keeps the connections in step, so the paced load arrives in
+# bursts of up to CONC requests and one core serves a burst one request after the other.
+burst() { awk -v c="$CONC" -v cpu="$1" 'BEGIN { printf "%.2f", c * cpu / 10 }'; }
+echo "    paced requests come in bursts of up to $CONC (wrk's fixed delay keeps the connections in step);"
+echo "    $CONC x CPU per request at saturation: zoneguard $(burst "$ZG_CPU10K") ms, nginx $(burst "$NG_CPU10K") ms"
 echo "  RSS < 50 MiB under load: $(mib "$ZG_HWM") MiB — $(verdict "$ZG_HWM < 51200")"
 echo "  start to ready < 200 ms: ${READY_MEDIAN_MS} ms — $(verdict "$READY_MEDIAN_MS < 200")"
 [[ $((ZG_ERR + NG_ERR + ZGP_ERR + NGP_ERR)) -eq 0 ]] || { say "some requests failed"; exit 1; }
