@@ -8,8 +8,10 @@
 #      (throw-away CA, admin client certificate, generated service-account
 #      signing key, RBAC, the admission webhook plugins), data in a temp dir;
 #   3. checks every shipped object against the API server
-#      (`kubectl apply -k manifests/ --dry-run=server`, the same for
-#      `helm template`) and that Helm and kustomize render the same objects;
+#      (`kubectl apply -k manifests/ --dry-run=server`, the same for the
+#      cert-manager overlay against cert-manager's own CRDs, taken from its Go
+#      module, and for `helm template`) and that Helm and kustomize render the
+#      same objects;
 #   4. installs manifests/ through a kustomize overlay generated in the temp
 #      dir that changes only the webhooks' clientConfig (url of the local
 #      zoneguard + caBundle), and runs `zoneguard serve` as an ordinary
@@ -25,6 +27,8 @@
 #   ZONEGUARD_TOOLS_DIR    tool cache (see scripts/tools.sh)
 #   ZONEGUARD_E2E_KEEP=1   keep the temp dir (logs, kubeconfig) after the run
 #   ZONEGUARD_E2E_RELOAD_TIMEOUT  seconds to wait for a rule edit (default 30)
+#   ZONEGUARD_CERT_MANAGER_VERSION  github.com/cert-manager/cert-manager module
+#                          whose Certificate and Issuer CRDs are installed (v1.19.1)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -146,9 +150,22 @@ eventually() {
 quiet() { "$@" >>"$LOGS/setup.log" 2>&1; }
 
 # ------------------------------------------------ CRDs and shipped objects ----
-quiet kc apply --server-side -f "$E2E/crds/" || die "installing the CRDs failed (see $LOGS/setup.log)"
+# cert_manager_crds: the directory of cert-manager's CRDs in its Go module (downloaded once into
+# the Go module cache, like the tools).
+cert_manager_crds() {
+  local version="${ZONEGUARD_CERT_MANAGER_VERSION:-v1.19.1}" dir
+  dir="$(cd "$WORK" && go mod download -json "github.com/cert-manager/cert-manager@$version" |
+    sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
+  [[ -d "$dir/deploy/crds" ]] || return 1
+  printf '%s/deploy/crds' "$dir"
+}
+CM_CRDS="$(cert_manager_crds)" || die "cannot get cert-manager's CRDs from the Go module proxy"
+quiet kc apply --server-side -f "$E2E/crds/" \
+  -f "$CM_CRDS/cert-manager.io_certificates.yaml" -f "$CM_CRDS/cert-manager.io_issuers.yaml" ||
+  die "installing the CRDs failed (see $LOGS/setup.log)"
 quiet kc wait --for condition=Established --timeout 60s \
-  crd/httproutes.gateway.networking.k8s.io crd/dnsendpoints.externaldns.k8s.io || die "CRDs not established"
+  crd/httproutes.gateway.networking.k8s.io crd/dnsendpoints.externaldns.k8s.io \
+  crd/certificates.cert-manager.io crd/issuers.cert-manager.io || die "CRDs not established"
 # The namespace first: a server-side dry run does not create it for the
 # namespaced objects that follow.
 quiet kc apply -f "$ROOT/manifests/base/namespace.yaml" || die "creating namespace zoneguard failed"
@@ -156,11 +173,17 @@ quiet kc apply -f "$ROOT/manifests/base/namespace.yaml" || die "creating namespa
 echo "# shipped objects against the API server"
 check "kubectl apply -k manifests/ --dry-run=server" ok "not:Warning" -- \
   kc apply -k "$ROOT/manifests" --dry-run=server
-helm_dry_run() {
-  "$HELM" template zoneguard "$ROOT/charts/zoneguard" --namespace zoneguard --set namespace.create=true |
+check "kubectl apply -k manifests/cert-manager/ --dry-run=server" ok "not:Warning" \
+  "certificate.cert-manager.io/zoneguard-serving-cert created (server dry run)" -- \
+  kc apply -k "$ROOT/manifests/cert-manager" --dry-run=server
+helm_dry_run() { # helm_dry_run [HELM-FLAG...]
+  "$HELM" template zoneguard "$ROOT/charts/zoneguard" --namespace zoneguard --set namespace.create=true "$@" |
     kc apply --dry-run=server -f -
 }
 check "helm template | kubectl apply --dry-run=server" ok "not:Warning" -- helm_dry_run
+check "helm template --set certManager.enabled=true | kubectl apply --dry-run=server" ok "not:Warning" \
+  "issuer.cert-manager.io/zoneguard-selfsigned created (server dry run)" -- \
+  helm_dry_run --set certManager.enabled=true
 helm_vs_kustomize() { HELM="$HELM" KUBECTL="$KUBECTL" "$E2E/helm-vs-kustomize.sh"; }
 check "helm template and kubectl kustomize render the same objects" ok -- helm_vs_kustomize
 
