@@ -3,7 +3,7 @@
 //! the IRSA role for `sts:AssumeRole`, and the IRSA role's permission policies allow
 //! `sts:AssumeRole` on the target.
 
-use super::{unknown, Facts, Findings, Lookup, Subject};
+use super::{unknown, Facts, Findings, Lookup, NamedPolicy, Subject};
 use crate::arn::RoleArn;
 use crate::rules::RuleSet;
 use crate::trust::assume::{evaluate_assume_role, RoleCaller, ASSUME_ROLE_ACTION};
@@ -131,26 +131,18 @@ fn permission_side(
     );
     let policies = match facts.permissions_of(&s.role) {
         None => {
-            return unknown(
-                verdict,
-                s,
-                format!(
-                    "{head}: this check ran without reading the permission policies of {} from IAM",
-                    caller.arn
-                ),
-                out,
-            )
+            let why = format!(
+                "{head}: this check ran without reading the permission policies of {} from IAM",
+                caller.arn
+            );
+            return unknown(verdict, s, why, out);
         }
         Some(Lookup::Unavailable(why)) => {
-            return unknown(
-                verdict,
-                s,
-                format!(
+            let why = format!(
                 "{head}: zoneguard could not read the permission policies of {} from IAM ({why})",
                 caller.arn
-            ),
-                out,
-            )
+            );
+            return unknown(verdict, s, why, out);
         }
         Some(Lookup::NotFound(_)) => return,
         Some(Lookup::Found(policies)) => policies,
@@ -173,9 +165,8 @@ fn permission_side(
                 .map(|e| format!("{}: {e}", p.name))
         })
         .collect();
-    let target_text = target.to_string();
     let context = caller.context(&target.account);
-    let outcome = evaluate_permissions(&named, ASSUME_ROLE_ACTION, &target_text, &context);
+    let outcome = evaluate_permissions(&named, ASSUME_ROLE_ACTION, &target.to_string(), &context);
     if !unreadable.is_empty() && !matches!(outcome, PermissionOutcome::ExplicitDeny(_)) {
         if !matches!(outcome, PermissionOutcome::Allowed(_)) {
             let text = format!(
@@ -186,6 +177,18 @@ fn permission_side(
         }
         return;
     }
+    report_permissions(s, caller, target, policies, outcome, out);
+}
+
+/// What the IRSA role's own permission policies say about assuming `target`.
+fn report_permissions(
+    s: &Subject<'_>,
+    caller: &RoleCaller<'_>,
+    target: &RoleArn,
+    policies: &[NamedPolicy],
+    outcome: PermissionOutcome,
+    out: &mut Findings,
+) {
     match outcome {
         PermissionOutcome::Allowed(_) => {}
         PermissionOutcome::ImplicitDeny => {
@@ -197,7 +200,7 @@ fn permission_side(
             };
             let statement = format!(
                 r#"{{"Effect":"Allow","Action":"{ASSUME_ROLE_ACTION}","Resource":{}}}"#,
-                serde_json::to_string(&target_text).unwrap_or_default()
+                serde_json::to_string(&target.to_string()).unwrap_or_default()
             );
             let message = format!("{}: the role chain to {target} (irsa.chains) is broken on the IRSA role's side: no permission policy of {} allows {ASSUME_ROLE_ACTION} on {target} ({has})\n  attach a policy with this statement to {}: {statement}", s.at, caller.arn, caller.arn);
             out.violations.push(s.violation(Reason::RoleNotTrusted, message));

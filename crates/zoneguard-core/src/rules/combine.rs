@@ -1,10 +1,10 @@
 //! Combines several rules documents into one (SPEC §5): lists unioned, settings must agree.
 
-use super::document::RulesDoc;
+use super::document::{IrsaDoc, NamespaceDoc, RegistryDoc, RulesDoc, SourcesDoc};
 use super::locate::line_of;
 use super::path::KeyPath;
 use super::RulesError;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Debug;
 
 /// A parsed document and where it came from.
@@ -63,7 +63,17 @@ impl<'a> Combiner<'a> {
         union(&mut out.domain_filters, d.domain_filters);
         union(&mut out.exclude_domains, d.exclude_domains);
         union(&mut out.exempt_namespaces, d.exempt_namespaces);
-        let (s, o) = (d.sources, &mut out.sources);
+        self.sources(src, &mut out.sources, d.sources);
+        self.registry(src, &mut out.registry, d.registry);
+        for (ns, n) in d.namespaces {
+            let o = out.namespaces.entry(ns.clone()).or_default();
+            self.namespace(src, &ns, o, n);
+        }
+        out.inject.extend(d.inject);
+        self.irsa(src, &mut out.irsa, d.irsa);
+    }
+
+    fn sources(&mut self, src: (&'a str, &str), o: &mut SourcesDoc, s: SourcesDoc) {
         self.scalar(
             src,
             "sources.ignoreHostnameAnnotation",
@@ -88,7 +98,9 @@ impl<'a> Combiner<'a> {
             &mut o.publish_internal_services,
             s.publish_internal_services,
         );
-        let (r, o) = (d.registry, &mut out.registry);
+    }
+
+    fn registry(&mut self, src: (&'a str, &str), o: &mut RegistryDoc, r: RegistryDoc) {
         self.scalar(src, "registry.txtPrefix", &mut o.txt_prefix, r.txt_prefix);
         self.scalar(src, "registry.txtSuffix", &mut o.txt_suffix, r.txt_suffix);
         self.scalar(
@@ -97,26 +109,27 @@ impl<'a> Combiner<'a> {
             &mut o.txt_wildcard_replacement,
             r.txt_wildcard_replacement,
         );
-        for (ns, n) in d.namespaces {
-            let o = out.namespaces.entry(ns.clone()).or_default();
-            union(&mut o.domain_filters, n.domain_filters);
-            union(&mut o.exclude_domains, n.exclude_domains);
-            let base = KeyPath::root().key("namespaces").key(&ns);
-            self.scalar_at(
-                src,
-                base.key("regexDomainFilter"),
-                &mut o.regex_domain_filter,
-                n.regex_domain_filter,
-            );
-            self.scalar_at(
-                src,
-                base.key("regexDomainExclusion"),
-                &mut o.regex_domain_exclusion,
-                n.regex_domain_exclusion,
-            );
-        }
-        out.inject.extend(d.inject);
-        let (i, o) = (d.irsa, &mut out.irsa);
+    }
+
+    fn namespace(&mut self, src: (&'a str, &str), ns: &str, o: &mut NamespaceDoc, n: NamespaceDoc) {
+        union(&mut o.domain_filters, n.domain_filters);
+        union(&mut o.exclude_domains, n.exclude_domains);
+        let base = KeyPath::root().key("namespaces").key(ns);
+        self.scalar_at(
+            src,
+            base.key("regexDomainFilter"),
+            &mut o.regex_domain_filter,
+            n.regex_domain_filter,
+        );
+        self.scalar_at(
+            src,
+            base.key("regexDomainExclusion"),
+            &mut o.regex_domain_exclusion,
+            n.regex_domain_exclusion,
+        );
+    }
+
+    fn irsa(&mut self, src: (&'a str, &str), o: &mut IrsaDoc, i: IrsaDoc) {
         self.scalar(src, "irsa.issuer", &mut o.issuer, i.issuer);
         self.scalar(src, "irsa.audience", &mut o.audience, i.audience);
         self.scalar(src, "irsa.unknownRole", &mut o.unknown_role, i.unknown_role);
@@ -141,23 +154,35 @@ impl<'a> Combiner<'a> {
                 o.chains.push(chain);
             }
         }
-        for (account, reader) in i.account_readers {
-            let path = KeyPath::root()
-                .key("irsa")
-                .key("accountReaders")
-                .key(&account);
-            let mut slot = o.account_readers.remove(&account);
-            self.scalar_at(src, path, &mut slot, Some(reader));
-            if let Some(reader) = slot {
-                o.account_readers.insert(account, reader);
-            }
-        }
-        for (arn, policy) in i.trust_policies {
-            let path = KeyPath::root().key("irsa").key("trustPolicies").key(&arn);
-            let mut slot = o.trust_policies.remove(&arn);
-            self.scalar_at(src, path, &mut slot, Some(policy));
-            if let Some(policy) = slot {
-                o.trust_policies.insert(arn, policy);
+        self.keyed(
+            src,
+            "accountReaders",
+            &mut o.account_readers,
+            i.account_readers,
+        );
+        self.keyed(
+            src,
+            "trustPolicies",
+            &mut o.trust_policies,
+            i.trust_policies,
+        );
+    }
+
+    /// `irsa.<field>` maps (key → setting): each key is a setting of its own, so two sources
+    /// may name different keys but must agree on a key they share.
+    fn keyed<T: PartialEq + Debug>(
+        &mut self,
+        src: (&'a str, &str),
+        field: &str,
+        into: &mut BTreeMap<String, T>,
+        from: BTreeMap<String, T>,
+    ) {
+        for (key, value) in from {
+            let path = KeyPath::root().key("irsa").key(field).key(&key);
+            let mut slot = into.remove(&key);
+            self.scalar_at(src, path, &mut slot, Some(value));
+            if let Some(value) = slot {
+                into.insert(key, value);
             }
         }
     }
