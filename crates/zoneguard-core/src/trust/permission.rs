@@ -51,9 +51,11 @@ impl PermissionPolicy {
     /// From document text; percent-decoded first when it does not start with `{` (IAM
     /// returns policy documents percent-encoded). `+` stays `+`.
     pub fn from_document(text: &str) -> Result<Self, PolicyError> {
-        Self::from_value(&parse_document(text, PERMISSION, false)?)
+        let value = parse_document(text, PERMISSION)?;
+        from_json(&value, PERMISSION, None, parse_policy)
     }
 
+    /// From a JSON value: the policy as an object, or its document text as a string.
     pub fn from_value(value: &Json) -> Result<Self, PolicyError> {
         from_json(value, PERMISSION, Some(Self::from_document), parse_policy)
     }
@@ -323,5 +325,29 @@ mod tests {
             PermissionPolicy::from_value(&json!({"Statement": {"Effect": "Allow", "Action": "x"}}))
                 .expect_err("resource");
         assert!(e.0.contains("missing Resource"), "{e}");
+    }
+
+    #[test]
+    fn permission_and_trust_documents_are_refused_alike() {
+        let allow = r#"{"Effect":"Allow","Action":"sts:AssumeRole","Resource":"*","Principal":{"Federated":"x"}}"#;
+        let cases = [
+            (
+                r#"{"Id":7,"Statement":[]}"#.to_string(),
+                "Id: expected a string, got a number",
+            ),
+            ("%7B%22Statement%22%3A".to_string(), "is not valid JSON"),
+            (
+                serde_json::to_string(&format!(r#"{{"Statement":{allow}}}"#)).unwrap(),
+                "must be a JSON object, got a string",
+            ),
+        ];
+        for (text, want) in cases {
+            let permission = PermissionPolicy::from_document(&text).expect_err(&text);
+            let trust = crate::trust::TrustPolicy::from_document(&text).expect_err(&text);
+            assert!(permission.0.contains(want), "{text}: {permission}");
+            assert!(trust.0.contains(want), "{text}: {trust}");
+            let decoded = |e: &PolicyError| e.0.contains("percent-decoded");
+            assert_eq!(decoded(&permission), decoded(&trust), "{text}");
+        }
     }
 }

@@ -97,7 +97,7 @@ impl TrustPolicy {
     /// From document text; percent-decoded first when it does not start with `{` (IAM
     /// returns `AssumeRolePolicyDocument` percent-encoded). `+` stays `+`.
     pub fn from_document(text: &str) -> Result<Self, PolicyError> {
-        let value = parse_document(text, TRUST, true)?;
+        let value = parse_document(text, TRUST)?;
         from_json(&value, TRUST, None, parse_policy)
     }
 
@@ -133,8 +133,8 @@ pub(super) fn from_json<P>(
 
 /// Document text as JSON, percent-decoded first when it does not start with `{` (IAM
 /// returns policy documents percent-encoded; `+` stays `+`). Errors name the kind of
-/// policy, `noun`; with `say_decoded`, a JSON error also says that it was percent-decoded.
-pub(super) fn parse_document(text: &str, noun: &str, say_decoded: bool) -> Parsed<Json> {
+/// policy, `noun`, and say when the text was percent-decoded.
+pub(super) fn parse_document(text: &str, noun: &str) -> Parsed<Json> {
     let decoded;
     let (text, what) = if text.trim_start().starts_with('{') {
         (text, "")
@@ -142,8 +142,7 @@ pub(super) fn parse_document(text: &str, noun: &str, say_decoded: bool) -> Parse
         decoded = percent_decode_str(text)
             .decode_utf8()
             .map_err(|_| PolicyError(format!("the percent-decoded {noun} is not valid UTF-8")))?;
-        let what = if say_decoded { "percent-decoded " } else { "" };
-        (decoded.as_ref(), what)
+        (decoded.as_ref(), "percent-decoded ")
     };
     serde_json::from_str(text)
         .map_err(|e| PolicyError(format!("the {what}{noun} is not valid JSON: {e}")))
@@ -182,12 +181,6 @@ const POLICY_KEYS: [&str; 3] = ["Version", "Id", "Statement"];
 
 fn parse_policy(map: &Map<String, Json>) -> Result<TrustPolicy, PolicyError> {
     let version = policy_version(map)?;
-    if let Some(id) = map.get("Id").filter(|id| !id.is_string()) {
-        return Err(err(
-            "Id",
-            format!("expected a string, got {}", describe(id)),
-        ));
-    }
     let missing = "missing (a trust policy needs at least one statement)";
     let statements = parse_statements(map, version, missing, parse_statement)?;
     Ok(TrustPolicy {
@@ -196,10 +189,16 @@ fn parse_policy(map: &Map<String, Json>) -> Result<TrustPolicy, PolicyError> {
     })
 }
 
-/// Checks a policy's keys, and parses its `Version`.
+/// Checks a policy's keys and its `Id`, and parses its `Version`.
 pub(super) fn policy_version(map: &Map<String, Json>) -> Result<Version, PolicyError> {
     if let Some(key) = map.keys().find(|k| !POLICY_KEYS.contains(&k.as_str())) {
         return Err(unknown_key("", key, &POLICY_KEYS));
+    }
+    if let Some(id) = map.get("Id").filter(|id| !id.is_string()) {
+        return Err(err(
+            "Id",
+            format!("expected a string, got {}", describe(id)),
+        ));
     }
     match map.get("Version") {
         None => Ok(Version::V2008_10_17),
