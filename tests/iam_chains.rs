@@ -5,6 +5,7 @@
 mod iam_support;
 
 use iam_support::*;
+use serde_json::json;
 use zoneguard_core::admission::Decision;
 use zoneguard_core::rules::RuleSet;
 use zoneguard_core::verdict::Reason;
@@ -91,6 +92,40 @@ async fn a_whole_chain_is_admitted_with_inline_or_attached_policies() {
     assert!(
         d.allowed && d.violations.is_empty() && d.warnings.is_empty(),
         "{}",
+        texts(&d)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_permissions_boundary_without_sts_assume_role_breaks_the_chain() {
+    let scene = Scene::new(None).await;
+    let iam = scene.moto.iam();
+    iam.put_inline(SA_NAME, "assume-dns", &assume_policy(&target_arn()))
+        .await;
+    let s3_only = json!({"Version": "2012-10-17", "Statement": {"Effect": "Allow", "Action": "s3:*", "Resource": "*"}});
+    let boundary = iam.set_boundary(SA_NAME, "team-boundary", &s3_only).await;
+    let d = scene.admit(&chain_rules(true)).await;
+    assert!(!d.allowed);
+    assert_eq!(reasons(&d), [Reason::RoleNotTrusted], "{}", texts(&d));
+    let text = texts(&d);
+    assert!(
+        text.contains(&format!(
+            "its permissions boundary {boundary} does not allow sts:AssumeRole on {}",
+            target_arn()
+        )),
+        "{text}"
+    );
+
+    let scene = Scene::new(None).await;
+    let iam = scene.moto.iam();
+    iam.put_inline(SA_NAME, "assume-dns", &assume_policy(&target_arn()))
+        .await;
+    iam.set_boundary(SA_NAME, "team-boundary", &assume_policy("*"))
+        .await;
+    let d = scene.admit(&chain_rules(true)).await;
+    assert!(
+        d.allowed && d.violations.is_empty() && d.warnings.is_empty(),
+        "a boundary that allows the hop: {}",
         texts(&d)
     );
 }

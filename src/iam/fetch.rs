@@ -238,23 +238,48 @@ pub async fn get_provider(
     }
 }
 
-/// The role's inline and attached (managed) permission policies.
+/// The role's inline and attached (managed) permission policies, and its permissions
+/// boundary when it has one.
 pub async fn permissions(
     client: &Client,
     role: &str,
     timeout: Duration,
     metrics: &IamMetrics,
 ) -> Lookup<Vec<NamedPolicy>> {
-    let (inline, attached) = tokio::join!(
+    let (inline, attached, boundary) = tokio::join!(
         inline_policies(client, role, timeout, metrics),
-        attached_policies(client, role, timeout, metrics)
+        attached_policies(client, role, timeout, metrics),
+        boundary_policy(client, role, timeout, metrics)
     );
-    match (inline, attached) {
-        (Ok(mut all), Ok(attached)) => {
+    match (inline, attached, boundary) {
+        (Ok(mut all), Ok(attached), Ok(boundary)) => {
             all.extend(attached);
+            all.extend(boundary);
             Lookup::Found(all)
         }
-        (Err(f), _) | (_, Err(f)) => f.into_lookup(),
+        (Err(f), _, _) | (_, Err(f), _) | (_, _, Err(f)) => f.into_lookup(),
+    }
+}
+
+/// The role's permissions boundary (`GetRole`, then the managed policy it names), if any.
+async fn boundary_policy(
+    client: &Client,
+    role: &str,
+    timeout: Duration,
+    metrics: &IamMetrics,
+) -> Result<Option<NamedPolicy>, Failure> {
+    let call = client.get_role().role_name(role).send();
+    let out = timed("GetRole", timeout, metrics, call).await?;
+    let arn = out
+        .role()
+        .and_then(|r| r.permissions_boundary())
+        .and_then(|b| b.permissions_boundary_arn());
+    match arn {
+        Some(arn) => {
+            let document = managed_document(client, arn, timeout, metrics).await?;
+            Ok(Some(NamedPolicy::boundary(arn, &document)))
+        }
+        None => Ok(None),
     }
 }
 
@@ -321,18 +346,23 @@ async fn attached_policies(
             None => break,
         }
     }
-    let documents = arns
-        .iter()
-        .map(|arn| managed_policy(client, arn, timeout, metrics));
+    let documents = arns.iter().map(|arn| async move {
+        let document = managed_document(client, arn, timeout, metrics).await?;
+        Ok(NamedPolicy::from_document(
+            format!("managed policy {arn}"),
+            &document,
+        ))
+    });
     join_all(documents).await.into_iter().collect()
 }
 
-async fn managed_policy(
+/// The default version's document of the managed policy `arn`, as IAM returns it.
+async fn managed_document(
     client: &Client,
     arn: &str,
     timeout: Duration,
     metrics: &IamMetrics,
-) -> Result<NamedPolicy, Failure> {
+) -> Result<String, Failure> {
     let call = client.get_policy().policy_arn(arn).send();
     let policy = timed("GetPolicy", timeout, metrics, call)
         .await
@@ -353,12 +383,9 @@ async fn managed_policy(
     let out = timed("GetPolicyVersion", timeout, metrics, call)
         .await
         .map_err(Failure::not_found_is_unavailable)?;
-    let document = out
+    Ok(out
         .policy_version()
         .and_then(|v| v.document())
-        .unwrap_or_default();
-    Ok(NamedPolicy::from_document(
-        format!("managed policy {arn}"),
-        document,
-    ))
+        .unwrap_or_default()
+        .to_owned())
 }

@@ -236,20 +236,21 @@ impl Admin {
             .unwrap_or_else(|e| panic!("put role policy {name}: {e:?}"));
     }
 
-    pub async fn attach_managed(&self, role: &str, name: &str, policy: &Value) -> String {
-        let out = self
-            .0
-            .create_policy()
-            .policy_name(name)
-            .policy_document(policy.to_string())
+    /// A managed policy `name`, set as `role`'s permissions boundary.
+    pub async fn set_boundary(&self, role: &str, name: &str, policy: &Value) -> String {
+        let arn = self.create_policy(name, policy).await;
+        self.0
+            .put_role_permissions_boundary()
+            .role_name(role)
+            .permissions_boundary(&arn)
             .send()
             .await
-            .unwrap_or_else(|e| panic!("create policy {name}: {e:?}"));
-        let arn = out
-            .policy()
-            .and_then(|p| p.arn())
-            .expect("policy arn")
-            .to_owned();
+            .unwrap_or_else(|e| panic!("set boundary {arn} on {role}: {e:?}"));
+        arn
+    }
+
+    pub async fn attach_managed(&self, role: &str, name: &str, policy: &Value) -> String {
+        let arn = self.create_policy(name, policy).await;
         self.0
             .attach_role_policy()
             .role_name(role)
@@ -258,6 +259,21 @@ impl Admin {
             .await
             .unwrap_or_else(|e| panic!("attach {arn}: {e:?}"));
         arn
+    }
+
+    async fn create_policy(&self, name: &str, policy: &Value) -> String {
+        let out = self
+            .0
+            .create_policy()
+            .policy_name(name)
+            .policy_document(policy.to_string())
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("create policy {name}: {e:?}"));
+        out.policy()
+            .and_then(|p| p.arn())
+            .expect("policy arn")
+            .to_owned()
     }
 
     pub async fn create_provider(&self, client_ids: &[&str]) -> String {

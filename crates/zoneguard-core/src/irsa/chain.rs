@@ -147,6 +147,8 @@ fn permission_side(
         Some(Lookup::NotFound(_)) => return,
         Some(Lookup::Found(policies)) => policies,
     };
+    let (boundaries, policies): (Vec<&NamedPolicy>, Vec<&NamedPolicy>) =
+        policies.iter().partition(|p| p.boundary);
     let named: Vec<Named<'_>> = policies
         .iter()
         .filter_map(|p| {
@@ -167,17 +169,67 @@ fn permission_side(
         .collect();
     let context = caller.context(&target.account);
     let outcome = evaluate_permissions(&named, ASSUME_ROLE_ACTION, &target.to_string(), &context);
+    let granted = matches!(
+        outcome,
+        PermissionOutcome::Allowed(_) | PermissionOutcome::Unverifiable { .. }
+    );
     if !unreadable.is_empty() && !matches!(outcome, PermissionOutcome::ExplicitDeny(_)) {
         if !matches!(outcome, PermissionOutcome::Allowed(_)) {
             let text = format!(
                 "{head}: IAM returned permission policies zoneguard cannot read ({})",
                 unreadable.join("; ")
             );
-            unknown(verdict, s, text, out);
+            return unknown(verdict, s, text, out);
         }
-        return;
+    } else {
+        let names: Vec<&str> = policies.iter().map(|p| p.name.as_str()).collect();
+        report_permissions(s, caller, target, &names, outcome, out);
     }
-    report_permissions(s, caller, target, policies, outcome, out);
+    if granted {
+        for boundary in boundaries {
+            boundary_side(rules, s, caller, target, boundary, &head, out);
+        }
+    }
+}
+
+/// What the IRSA role's permissions boundary says about assuming `target`: a boundary that
+/// does not allow it breaks the chain whatever the role's policies allow.
+fn boundary_side(
+    rules: &RuleSet,
+    s: &Subject<'_>,
+    caller: &RoleCaller<'_>,
+    target: &RoleArn,
+    boundary: &NamedPolicy,
+    head: &str,
+    out: &mut Findings,
+) {
+    let name = &boundary.name;
+    let policy = match &boundary.document {
+        Ok(policy) => policy,
+        Err(e) => {
+            let why = format!("{head}: IAM returned a {name} zoneguard cannot read ({e})");
+            return unknown(rules.irsa.unknown_role, s, why, out);
+        }
+    };
+    let context = caller.context(&target.account);
+    let named = [Named { name, policy }];
+    match evaluate_permissions(&named, ASSUME_ROLE_ACTION, &target.to_string(), &context) {
+        PermissionOutcome::ImplicitDeny => {
+            let message = format!("{}: the role chain to {target} (irsa.chains) is broken on the IRSA role's side: its {name} does not allow {ASSUME_ROLE_ACTION} on {target}, and a permissions boundary caps what the role's policies allow\n  add this statement to the boundary policy (or set a boundary that has it on {}): {}", s.at, caller.arn, allow_statement(target));
+            out.violations
+                .push(s.violation(Reason::RoleNotTrusted, message));
+        }
+        // An explicit Deny or an unverifiable condition reads as in any other policy.
+        other => report_permissions(s, caller, target, &[], other, out),
+    }
+}
+
+/// The permission statement that allows assuming `target`.
+fn allow_statement(target: &RoleArn) -> String {
+    format!(
+        r#"{{"Effect":"Allow","Action":"{ASSUME_ROLE_ACTION}","Resource":{}}}"#,
+        serde_json::to_string(&target.to_string()).unwrap_or_default()
+    )
 }
 
 /// What the IRSA role's own permission policies say about assuming `target`.
@@ -185,23 +237,19 @@ fn report_permissions(
     s: &Subject<'_>,
     caller: &RoleCaller<'_>,
     target: &RoleArn,
-    policies: &[NamedPolicy],
+    names: &[&str],
     outcome: PermissionOutcome,
     out: &mut Findings,
 ) {
     match outcome {
         PermissionOutcome::Allowed(_) => {}
         PermissionOutcome::ImplicitDeny => {
-            let names: Vec<&str> = policies.iter().map(|p| p.name.as_str()).collect();
             let has = if names.is_empty() {
                 "it has no permission policies".to_string()
             } else {
                 format!("it has {}", names.join(", "))
             };
-            let statement = format!(
-                r#"{{"Effect":"Allow","Action":"{ASSUME_ROLE_ACTION}","Resource":{}}}"#,
-                serde_json::to_string(&target.to_string()).unwrap_or_default()
-            );
+            let statement = allow_statement(target);
             let message = format!("{}: the role chain to {target} (irsa.chains) is broken on the IRSA role's side: no permission policy of {} allows {ASSUME_ROLE_ACTION} on {target} ({has})\n  attach a policy with this statement to {}: {statement}", s.at, caller.arn, caller.arn);
             out.violations.push(s.violation(Reason::RoleNotTrusted, message));
         }

@@ -26,12 +26,14 @@ pub struct IamRole {
     pub trust_policy: Result<TrustPolicy, PolicyError>,
 }
 
-/// One permission policy of a role: inline (`inline policy <name>`) or managed
-/// (`managed policy <arn>`).
+/// One permission policy of a role: inline (`inline policy <name>`), managed
+/// (`managed policy <arn>`), or its permissions boundary (`permissions boundary <arn>`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct NamedPolicy {
     pub name: String,
     pub document: Result<PermissionPolicy, PolicyError>,
+    /// The role's permissions boundary: it grants nothing, it caps what the others allow.
+    pub boundary: bool,
 }
 
 /// An IAM OIDC provider as `GetOpenIDConnectProvider` returned it.
@@ -112,6 +114,16 @@ impl NamedPolicy {
         Self {
             name,
             document: PermissionPolicy::from_document(document),
+            boundary: false,
+        }
+    }
+
+    /// The role's permissions boundary: the managed policy `arn`, as IAM returns it.
+    pub fn boundary(arn: &str, document: &str) -> Self {
+        Self {
+            name: format!("permissions boundary {arn}"),
+            document: PermissionPolicy::from_document(document),
+            boundary: true,
         }
     }
 }

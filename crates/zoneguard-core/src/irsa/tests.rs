@@ -219,6 +219,7 @@ fn chain_facts(target_trusts: &str, permission: Option<serde_json::Value>) -> Fa
         .map(|p| NamedPolicy {
             name: "inline policy assume-dns".into(),
             document: PermissionPolicy::from_value(&p),
+            boundary: false,
         })
         .collect();
     facts.insert_permissions(&arn(ROLE), Lookup::Found(policies));
@@ -276,6 +277,90 @@ fn a_chain_broken_on_the_irsa_side_is_denied_naming_the_side_and_statement() {
         f.violations[0]
             .message
             .contains("it has no permission policies"),
+        "{f:?}"
+    );
+}
+
+const BOUNDARY: &str = "arn:aws:iam::111122223333:policy/team-boundary";
+
+/// `chain_facts` with a permissions boundary (document text as IAM returns it) on the IRSA role.
+fn chain_facts_with_boundary(permission: Option<serde_json::Value>, boundary: &str) -> Facts {
+    let mut facts = chain_facts(ROLE, permission);
+    let mut policies = match facts.permissions_of(&arn(ROLE)) {
+        Some(Lookup::Found(policies)) => policies.clone(),
+        _ => Vec::new(),
+    };
+    policies.push(NamedPolicy::boundary(BOUNDARY, boundary));
+    facts.insert_permissions(&arn(ROLE), Lookup::Found(policies));
+    facts
+}
+
+#[test]
+fn a_permissions_boundary_caps_what_the_irsa_role_may_assume() {
+    let statements =
+        |s: serde_json::Value| json!({"Version": "2012-10-17", "Statement": s}).to_string();
+    let allow_all = statements(json!({"Effect": "Allow", "Action": "*", "Resource": "*"}));
+    let s3_only = statements(json!({"Effect": "Allow", "Action": "s3:*", "Resource": "*"}));
+    let no_chains = statements(json!([
+        {"Effect": "Allow", "Action": "*", "Resource": "*"},
+        {"Sid": "NoChains", "Effect": "Deny", "Action": "sts:AssumeRole", "Resource": "*"}
+    ]));
+    let cases: [(&str, Option<serde_json::Value>, &str, &[&str]); 5] = [
+        ("a boundary that allows it", allow_assume(TARGET), &allow_all, &[]),
+        (
+            "a boundary without sts:AssumeRole",
+            allow_assume(TARGET),
+            &s3_only,
+            &[
+                "broken on the IRSA role's side: its permissions boundary arn:aws:iam::111122223333:policy/team-boundary does not allow sts:AssumeRole on arn:aws:iam::444455556666:role/dns",
+                r#"{"Effect":"Allow","Action":"sts:AssumeRole","Resource":"arn:aws:iam::444455556666:role/dns"}"#,
+            ],
+        ),
+        (
+            "a boundary that denies it",
+            allow_assume(TARGET),
+            &no_chains,
+            &["Statement[1] (Sid `NoChains`) of permissions boundary arn:aws:iam::111122223333:policy/team-boundary denies sts:AssumeRole"],
+        ),
+        (
+            "no policy allows it: the policies are named, not the boundary",
+            None,
+            &allow_all,
+            &["it has no permission policies"],
+        ),
+        (
+            "a boundary denying what no policy allows: one denial, for the policies",
+            None,
+            &s3_only,
+            &["it has no permission policies"],
+        ),
+    ];
+    for (case, permission, boundary, wanted) in cases {
+        let f = run(
+            &chain_rules(""),
+            &chain_facts_with_boundary(permission, boundary),
+        );
+        assert!(f.warnings.is_empty(), "{case}: {f:?}");
+        if wanted.is_empty() {
+            assert!(f.violations.is_empty(), "{case}: {f:?}");
+            continue;
+        }
+        assert_eq!(reasons(&f), [Reason::RoleNotTrusted], "{case}: {f:?}");
+        for text in wanted {
+            assert!(f.violations[0].message.contains(text), "{case}: {f:?}");
+        }
+    }
+}
+
+#[test]
+fn an_unreadable_permissions_boundary_is_cannot_verify() {
+    let f = run(
+        &chain_rules(""),
+        &chain_facts_with_boundary(allow_assume(TARGET), "%7B%22Statement"),
+    );
+    assert!(f.violations.is_empty(), "{f:?}");
+    assert!(
+        f.warnings[0].contains("IRSA role side: IAM returned a permissions boundary arn:aws:iam::111122223333:policy/team-boundary zoneguard cannot read (the percent-decoded permission policy is not valid JSON"),
         "{f:?}"
     );
 }
