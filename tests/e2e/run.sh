@@ -150,21 +150,24 @@ eventually() {
 quiet() { "$@" >>"$LOGS/setup.log" 2>&1; }
 
 # ------------------------------------------------ CRDs and shipped objects ----
-# cert_manager_crds: the directory of cert-manager's CRDs in its Go module (downloaded once into
-# the Go module cache, like the tools).
-cert_manager_crds() {
-  local version="${ZONEGUARD_CERT_MANAGER_VERSION:-v1.19.1}" dir
-  dir="$(cd "$WORK" && go mod download -json "github.com/cert-manager/cert-manager@$version" |
-    sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
-  [[ -d "$dir/deploy/crds" ]] || return 1
-  printf '%s/deploy/crds' "$dir"
+# module_crds MODULE@VERSION DIR: the directory DIR of that Go module, downloaded once into the
+# Go module cache (like the tools), holding the project's unmodified CRD files.
+module_crds() {
+  local dir
+  dir="$(cd "$WORK" && go mod download -json "$1" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
+  [[ -d "$dir/$2" ]] || die "cannot get $1 from the Go module proxy"
+  printf '%s/%s' "$dir" "$2"
 }
-CM_CRDS="$(cert_manager_crds)" || die "cannot get cert-manager's CRDs from the Go module proxy"
+CM_CRDS="$(module_crds "github.com/cert-manager/cert-manager@${ZONEGUARD_CERT_MANAGER_VERSION:-v1.19.1}" deploy/crds)"
+GW_CRDS="$(module_crds sigs.k8s.io/gateway-api@v1.6.1 config/crd/standard)"
 quiet kc apply --server-side -f "$E2E/crds/" \
-  -f "$CM_CRDS/cert-manager.io_certificates.yaml" -f "$CM_CRDS/cert-manager.io_issuers.yaml" ||
+  -f "$CM_CRDS/cert-manager.io_certificates.yaml" -f "$CM_CRDS/cert-manager.io_issuers.yaml" \
+  -f "$GW_CRDS/gateway.networking.k8s.io_grpcroutes.yaml" \
+  -f "$GW_CRDS/gateway.networking.k8s.io_tlsroutes.yaml" ||
   die "installing the CRDs failed (see $LOGS/setup.log)"
 quiet kc wait --for condition=Established --timeout 60s \
-  crd/httproutes.gateway.networking.k8s.io crd/dnsendpoints.externaldns.k8s.io \
+  crd/httproutes.gateway.networking.k8s.io crd/grpcroutes.gateway.networking.k8s.io \
+  crd/tlsroutes.gateway.networking.k8s.io crd/dnsendpoints.externaldns.k8s.io \
   crd/certificates.cert-manager.io crd/issuers.cert-manager.io || die "CRDs not established"
 # The namespace first: a server-side dry run does not create it for the
 # namespaced objects that follow.
@@ -375,20 +378,20 @@ serviceaccount() { # serviceaccount NAMESPACE NAME [ROLE-ARN]
   [[ -n "${3:-}" ]] && printf '  annotations:\n    eks.amazonaws.com/role-arn: "%s"\n' "$3"
   return 0
 }
-httproute() { # httproute NAMESPACE NAME HOST
+route() { # route KIND NAMESPACE NAME HOST: an HTTPRoute, GRPCRoute or TLSRoute (all v1)
   cat <<EOF
 apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
+kind: $1
 metadata:
-  name: $2
-  namespace: $1
+  name: $3
+  namespace: $2
 spec:
   parentRefs:
     - name: public
-  hostnames: ["$3"]
+  hostnames: ["$4"]
   rules:
     - backendRefs:
-        - {name: web, port: 80}
+        - {name: web, port: 443}
 EOF
 }
 dnsendpoint() { # dnsendpoint NAMESPACE NAME DNSNAME
@@ -518,10 +521,13 @@ check "team-b may not use team-a's subdomain" fail "$DENIED" "app.team-a.example
   apply < <(ingress team-b app app.team-a.example.com)
 
 echo "# Gateway API and DNSEndpoint"
-check "HTTPRoute inside the filters admitted" ok "httproute.gateway.networking.k8s.io/route created" -- \
-  apply < <(httproute default route route.example.com)
-check "HTTPRoute outside the filters rejected" fail "$DENIED" "route.example.net" -- \
-  apply < <(httproute default route2 route.example.net)
+for kind in HTTPRoute GRPCRoute TLSRoute; do
+  singular="$(tr "[:upper:]" "[:lower:]" <<<"$kind")"
+  check "$kind inside the filters admitted" ok "$singular.gateway.networking.k8s.io/route created" -- \
+    apply < <(route "$kind" default route route.example.com)
+  check "$kind outside the filters rejected" fail "$DENIED" "route.example.net" "spec.hostnames[0]" -- \
+    apply < <(route "$kind" default route2 route.example.net)
+done
 check "DNSEndpoint inside the filters admitted" ok "dnsendpoint.externaldns.k8s.io/ep created" -- \
   apply < <(dnsendpoint default ep ep.example.com)
 check "DNSEndpoint outside the filters rejected" fail "$DENIED" "ep.example.net" -- \
