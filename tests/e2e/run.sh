@@ -146,6 +146,19 @@ eventually() {
   done
 }
 
+# takes_effect NAME WHY CMD...: the case NAME passes when zoneguard serves and CMD comes true
+# within RELOAD_TIMEOUT (a live change applied without a restart); else it fails with WHY and
+# CMD's output.
+takes_effect() {
+  local name="$1" why="$2"
+  shift 2
+  if $SERVE_UP && eventually "$RELOAD_TIMEOUT" "$@"; then
+    report "$name" "" ""
+  else
+    report "$name" "$why after ${RELOAD_TIMEOUT}s" "$("$@" 2>&1)"
+  fi
+}
+
 # quiet CMD...: a setup step; its output goes to the log.
 quiet() { "$@" >>"$LOGS/setup.log" 2>&1; }
 
@@ -498,11 +511,8 @@ check "a role is created in the local IAM endpoint" ok -- create_live_role
 check "a rule ConfigMap turning on live IAM lookups is accepted" ok "configmap/zoneguard-rules-iam created" -- \
   apply < <(rules_configmap zoneguard-rules-iam 'irsa: {source: iam}')
 live_refuses() { ! apply --dry-run=server < <(serviceaccount iam-e2e other "$LIVE_ROLE") >/dev/null 2>&1; }
-if $SERVE_UP && eventually "$RELOAD_TIMEOUT" live_refuses; then
-  report "the live IAM rules take effect without a restart" "" ""
-else
-  report "the live IAM rules take effect without a restart" "a ServiceAccount the live trust policy refuses was still admitted" ""
-fi
+takes_effect "the live IAM rules take effect without a restart" \
+  "a ServiceAccount the live trust policy refuses was still admitted" live_refuses
 check "ServiceAccount admitted by the role's live trust policy" ok "serviceaccount/app created" -- \
   apply < <(serviceaccount iam-e2e app "$LIVE_ROLE")
 check "ServiceAccount refused by the role's live trust policy, with the nearest miss" fail \
@@ -552,21 +562,13 @@ check "dry run created nothing" fail "NotFound" -- kc get ingress dry --namespac
 echo "# rule ConfigMaps"
 check "a second rule ConfigMap is accepted" ok "configmap/zoneguard-rules-extra created" -- \
   apply < <(rules_configmap zoneguard-rules-extra 'domainFilters: [example.org]')
-if $SERVE_UP && eventually "$RELOAD_TIMEOUT" admitted_dry www www.example.org; then
-  report "a new rule ConfigMap takes effect without a restart" "" ""
-else
-  report "a new rule ConfigMap takes effect without a restart" \
-    "www.example.org still refused after ${RELOAD_TIMEOUT}s" "$(admitted_dry www www.example.org 2>&1)"
-fi
+takes_effect "a new rule ConfigMap takes effect without a restart" \
+  "www.example.org still refused" admitted_dry www www.example.org
 check "rule ConfigMap edited" ok "configmap/zoneguard-rules-extra configured" -- \
   apply < <(rules_configmap zoneguard-rules-extra 'domainFilters: [example.io]')
-if $SERVE_UP && eventually "$RELOAD_TIMEOUT" admitted_dry www www.example.io &&
-  eventually "$RELOAD_TIMEOUT" denied_dry www www.example.org; then
-  report "a rule ConfigMap edit takes effect without a restart" "" ""
-else
-  report "a rule ConfigMap edit takes effect without a restart" \
-    "example.io not admitted or example.org not refused after ${RELOAD_TIMEOUT}s" "$(admitted_dry www www.example.io 2>&1)"
-fi
+io_in_org_out() { admitted_dry www www.example.io && denied_dry www www.example.org; }
+takes_effect "a rule ConfigMap edit takes effect without a restart" \
+  "example.io not admitted or example.org not refused" io_in_org_out
 check "rule ConfigMap with a bad regex refused" fail "$RULES_DENIED" "regexDomainFilter" -- \
   apply < <(rules_configmap zoneguard-rules-bad 'regexDomainFilter: "(unclosed"')
 check "rule ConfigMap with an unknown key refused" fail "$RULES_DENIED" "domainFilter" -- \
