@@ -1,19 +1,24 @@
 #!/usr/bin/env bash
 # Builds the cluster-side tools the end-to-end tests need, from the Go module
 # proxy (no release downloads): kube-apiserver and kubectl (k8s.io/kubernetes),
-# etcd (go.etcd.io/etcd/server/v3) and helm (helm.sh/helm/v4).
+# etcd (go.etcd.io/etcd/server/v3) and helm (helm.sh/helm/v4); and copies the
+# CRDs the suite takes unmodified from Go modules (cert-manager's Certificate and
+# Issuer, Gateway API's GRPCRoute and TLSRoute) into the cache.
 #
-# Binaries land in ${ZONEGUARD_TOOLS_DIR:-$HOME/.cache/zoneguard/tools/<k8s-version>}/bin
-# and are reused when present, so a warm run takes well under a second.
+# Binaries land in ${ZONEGUARD_TOOLS_DIR:-$HOME/.cache/zoneguard/tools/<k8s-version>}/bin,
+# CRDs in .../crds; both are reused when present, so a warm run takes well under a second.
 #
-# Usage: scripts/tools.sh [--print-dir] [all|kube|etcd|helm]...
-#   --print-dir   print only the bin directory (for $(scripts/tools.sh --print-dir))
+# Usage: scripts/tools.sh [--print-dir] [all|kube|etcd|helm|crds]...
+#   --print-dir   print only the bin directory (for $(scripts/tools.sh --print-dir));
+#                 the CRDs are in its sibling directory crds/
 #
 # Environment:
 #   ZONEGUARD_TOOLS_DIR      cache directory (default above)
 #   ZONEGUARD_K8S_VERSION    k8s.io/kubernetes release      (default v1.34.4)
 #   ZONEGUARD_ETCD_VERSION   go.etcd.io/etcd/server/v3      (default v3.6.16)
 #   ZONEGUARD_HELM_VERSION   helm.sh/helm/v4                (default v4.3.2)
+#   ZONEGUARD_CERT_MANAGER_VERSION  github.com/cert-manager/cert-manager (default v1.19.1)
+#   ZONEGUARD_GATEWAY_API_VERSION   sigs.k8s.io/gateway-api        (default v1.6.1)
 #
 # Go builds run under `nice -n 10` with -trimpath and stripped symbols: the
 # build machine is small and usually compiles Rust at the same time.
@@ -22,8 +27,11 @@ set -euo pipefail
 K8S_VERSION="${ZONEGUARD_K8S_VERSION:-v1.34.4}"
 ETCD_VERSION="${ZONEGUARD_ETCD_VERSION:-v3.6.16}"
 HELM_VERSION="${ZONEGUARD_HELM_VERSION:-v4.3.2}"
+CERT_MANAGER_VERSION="${ZONEGUARD_CERT_MANAGER_VERSION:-v1.19.1}"
+GATEWAY_API_VERSION="${ZONEGUARD_GATEWAY_API_VERSION:-v1.6.1}"
 TOOLS_DIR="${ZONEGUARD_TOOLS_DIR:-${HOME}/.cache/zoneguard/tools/${K8S_VERSION}}"
 BIN_DIR="${TOOLS_DIR}/bin"
+CRD_DIR="${TOOLS_DIR}/crds"
 
 # The staging modules (k8s.io/api, k8s.io/apiserver, ...) are published as
 # v0.<minor>.<patch> for Kubernetes v1.<minor>.<patch>.
@@ -41,8 +49,8 @@ targets=()
 for arg in "$@"; do
   case "$arg" in
     --print-dir) print_dir=true ;;
-    all|kube|etcd|helm) targets+=("$arg") ;;
-    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    all|kube|etcd|helm|crds) targets+=("$arg") ;;
+    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$arg' (see --help)" ;;
   esac
 done
@@ -175,13 +183,39 @@ EOF
   stamp helm "$HELM_VERSION"
 }
 
+# module_file MODULE@VERSION PATH: copies the file PATH of that Go module into CRD_DIR.
+module_file() {
+  local dir
+  dir="$(cd "$TOOLS_DIR" && go mod download -json "$1" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p')"
+  [[ -f "$dir/$2" ]] || die "could not download $1 (or it has no $2)"
+  cp -f "$dir/$2" "$CRD_DIR/"
+}
+
+fetch_crds() {
+  local cm="github.com/cert-manager/cert-manager@${CERT_MANAGER_VERSION}"
+  local gw="sigs.k8s.io/gateway-api@${GATEWAY_API_VERSION}"
+  local version="$cm $gw"
+  if [[ -f "$CRD_DIR/.version" && "$(cat "$CRD_DIR/.version")" == "$version" ]]; then
+    return 0
+  fi
+  log "copying CRDs from the Go modules $version"
+  rm -rf "$CRD_DIR"
+  mkdir -p "$CRD_DIR"
+  module_file "$cm" deploy/crds/cert-manager.io_certificates.yaml
+  module_file "$cm" deploy/crds/cert-manager.io_issuers.yaml
+  module_file "$gw" config/crd/standard/gateway.networking.k8s.io_grpcroutes.yaml
+  module_file "$gw" config/crd/standard/gateway.networking.k8s.io_tlsroutes.yaml
+  printf '%s\n' "$version" >"$CRD_DIR/.version"
+}
+
 start=$(date +%s)
 for t in "${targets[@]}"; do
   case "$t" in
-    all) build_etcd; build_kube; build_helm ;;
+    all) build_etcd; build_kube; build_helm; fetch_crds ;;
     kube) build_kube ;;
     etcd) build_etcd ;;
     helm) build_helm ;;
+    crds) fetch_crds ;;
   esac
 done
 end=$(date +%s)

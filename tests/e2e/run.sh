@@ -27,8 +27,6 @@
 #   ZONEGUARD_TOOLS_DIR    tool cache (see scripts/tools.sh)
 #   ZONEGUARD_E2E_KEEP=1   keep the temp dir (logs, kubeconfig) after the run
 #   ZONEGUARD_E2E_RELOAD_TIMEOUT  seconds to wait for a rule edit (default 30)
-#   ZONEGUARD_CERT_MANAGER_VERSION  github.com/cert-manager/cert-manager module
-#                          whose Certificate and Issuer CRDs are installed (v1.19.1)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -46,7 +44,8 @@ done
 started=$(date +%s)
 
 # ---------------------------------------------------------------- tools ----
-BIN_DIR="$("$ROOT/scripts/tools.sh" --print-dir kube etcd helm)"
+BIN_DIR="$("$ROOT/scripts/tools.sh" --print-dir kube etcd helm crds)"
+MODULE_CRDS="$(dirname "$BIN_DIR")/crds" # unmodified CRDs from Go modules (scripts/tools.sh)
 APISERVER="$BIN_DIR/kube-apiserver"
 KUBECTL="$BIN_DIR/kubectl"
 HELM="$BIN_DIR/helm"
@@ -163,20 +162,7 @@ takes_effect() {
 quiet() { "$@" >>"$LOGS/setup.log" 2>&1; }
 
 # ------------------------------------------------ CRDs and shipped objects ----
-# module_crds MODULE@VERSION DIR: the directory DIR of that Go module, downloaded once into the
-# Go module cache (like the tools), holding the project's unmodified CRD files.
-module_crds() {
-  local dir
-  dir="$(cd "$WORK" && go mod download -json "$1" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
-  [[ -d "$dir/$2" ]] || die "cannot get $1 from the Go module proxy"
-  printf '%s/%s' "$dir" "$2"
-}
-CM_CRDS="$(module_crds "github.com/cert-manager/cert-manager@${ZONEGUARD_CERT_MANAGER_VERSION:-v1.19.1}" deploy/crds)"
-GW_CRDS="$(module_crds sigs.k8s.io/gateway-api@v1.6.1 config/crd/standard)"
-quiet kc apply --server-side -f "$E2E/crds/" \
-  -f "$CM_CRDS/cert-manager.io_certificates.yaml" -f "$CM_CRDS/cert-manager.io_issuers.yaml" \
-  -f "$GW_CRDS/gateway.networking.k8s.io_grpcroutes.yaml" \
-  -f "$GW_CRDS/gateway.networking.k8s.io_tlsroutes.yaml" ||
+quiet kc apply --server-side -f "$E2E/crds/" -f "$MODULE_CRDS/" ||
   die "installing the CRDs failed (see $LOGS/setup.log)"
 quiet kc wait --for condition=Established --timeout 60s \
   crd/httproutes.gateway.networking.k8s.io crd/grpcroutes.gateway.networking.k8s.io \
