@@ -49,6 +49,17 @@ impl Scene {
         Self { moto, irsa }
     }
 
+    /// `new`, with an inline policy on the IRSA role that allows assuming the target.
+    async fn allowed_to_assume(target_trusts: Option<&str>) -> Self {
+        let scene = Self::new(target_trusts).await;
+        scene
+            .moto
+            .iam()
+            .put_inline(SA_NAME, "assume-dns", &assume_policy(&target_arn()))
+            .await;
+        scene
+    }
+
     async fn admit(&self, rules: &RuleSet) -> Decision {
         let resolver = self.moto.resolver().await;
         admit(
@@ -67,10 +78,7 @@ fn reasons(d: &Decision) -> Vec<Reason> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_whole_chain_is_admitted_with_inline_or_attached_policies() {
-    let scene = Scene::new(None).await;
-    let iam = scene.moto.iam();
-    iam.put_inline(SA_NAME, "assume-dns", &assume_policy(&target_arn()))
-        .await;
+    let scene = Scene::allowed_to_assume(None).await;
     let d = scene.admit(&chain_rules(true)).await;
     assert!(
         d.allowed && d.violations.is_empty() && d.warnings.is_empty(),
@@ -98,10 +106,8 @@ async fn a_whole_chain_is_admitted_with_inline_or_attached_policies() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_permissions_boundary_without_sts_assume_role_breaks_the_chain() {
-    let scene = Scene::new(None).await;
+    let scene = Scene::allowed_to_assume(None).await;
     let iam = scene.moto.iam();
-    iam.put_inline(SA_NAME, "assume-dns", &assume_policy(&target_arn()))
-        .await;
     let s3_only = json!({"Version": "2012-10-17", "Statement": {"Effect": "Allow", "Action": "s3:*", "Resource": "*"}});
     let boundary = iam.set_boundary(SA_NAME, "team-boundary", &s3_only).await;
     let d = scene.admit(&chain_rules(true)).await;
@@ -116,10 +122,8 @@ async fn a_permissions_boundary_without_sts_assume_role_breaks_the_chain() {
         "{text}"
     );
 
-    let scene = Scene::new(None).await;
+    let scene = Scene::allowed_to_assume(None).await;
     let iam = scene.moto.iam();
-    iam.put_inline(SA_NAME, "assume-dns", &assume_policy(&target_arn()))
-        .await;
     iam.set_boundary(SA_NAME, "team-boundary", &assume_policy("*"))
         .await;
     let d = scene.admit(&chain_rules(true)).await;
@@ -132,12 +136,8 @@ async fn a_permissions_boundary_without_sts_assume_role_breaks_the_chain() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_chain_broken_on_the_target_side_is_denied() {
-    let scene = Scene::new(Some(&format!("arn:aws:iam::{OWN}:role/someone-else"))).await;
-    scene
-        .moto
-        .iam()
-        .put_inline(SA_NAME, "assume-dns", &assume_policy(&target_arn()))
-        .await;
+    let scene =
+        Scene::allowed_to_assume(Some(&format!("arn:aws:iam::{OWN}:role/someone-else"))).await;
     let d = scene.admit(&chain_rules(true)).await;
     assert!(!d.allowed);
     assert_eq!(reasons(&d), [Reason::RoleNotTrusted], "{}", texts(&d));
@@ -202,12 +202,7 @@ async fn a_chain_broken_on_both_sides_gets_both_denials() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_target_in_an_account_without_a_reader_cannot_be_verified() {
-    let scene = Scene::new(None).await;
-    scene
-        .moto
-        .iam()
-        .put_inline(SA_NAME, "assume-dns", &assume_policy(&target_arn()))
-        .await;
+    let scene = Scene::allowed_to_assume(None).await;
     let d = scene.admit(&chain_rules(false)).await;
     assert!(d.allowed && d.violations.is_empty(), "{}", texts(&d));
     let text = texts(&d);

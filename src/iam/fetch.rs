@@ -209,10 +209,16 @@ pub async fn get_role(
     let call = client.get_role().role_name(name).send();
     match timed("GetRole", timeout, metrics, call).await {
         Ok(out) => match out.role() {
-            Some(role) => Lookup::Found(IamRole::from_get_role(
-                role.arn(),
-                role.assume_role_policy_document().unwrap_or_default(),
-            )),
+            Some(role) => Lookup::Found(IamRole {
+                permissions_boundary: role
+                    .permissions_boundary()
+                    .and_then(|b| b.permissions_boundary_arn())
+                    .map(str::to_owned),
+                ..IamRole::from_get_role(
+                    role.arn(),
+                    role.assume_role_policy_document().unwrap_or_default(),
+                )
+            }),
             None => Lookup::Unavailable("IAM GetRole returned no role".into()),
         },
         Err(f) => f.into_lookup(),
@@ -239,17 +245,26 @@ pub async fn get_provider(
 }
 
 /// The role's inline and attached (managed) permission policies, and its permissions
-/// boundary when it has one.
+/// boundary (the managed policy `boundary`, from `GetRole`) when it has one.
 pub async fn permissions(
     client: &Client,
     role: &str,
+    boundary: Option<&str>,
     timeout: Duration,
     metrics: &IamMetrics,
 ) -> Lookup<Vec<NamedPolicy>> {
+    let boundary_policy = async {
+        match boundary {
+            Some(arn) => managed_document(client, arn, timeout, metrics)
+                .await
+                .map(|document| Some(NamedPolicy::boundary(arn, &document))),
+            None => Ok(None),
+        }
+    };
     let (inline, attached, boundary) = tokio::join!(
         inline_policies(client, role, timeout, metrics),
         attached_policies(client, role, timeout, metrics),
-        boundary_policy(client, role, timeout, metrics)
+        boundary_policy
     );
     match (inline, attached, boundary) {
         (Ok(mut all), Ok(attached), Ok(boundary)) => {
@@ -258,28 +273,6 @@ pub async fn permissions(
             Lookup::Found(all)
         }
         (Err(f), _, _) | (_, Err(f), _) | (_, _, Err(f)) => f.into_lookup(),
-    }
-}
-
-/// The role's permissions boundary (`GetRole`, then the managed policy it names), if any.
-async fn boundary_policy(
-    client: &Client,
-    role: &str,
-    timeout: Duration,
-    metrics: &IamMetrics,
-) -> Result<Option<NamedPolicy>, Failure> {
-    let call = client.get_role().role_name(role).send();
-    let out = timed("GetRole", timeout, metrics, call).await?;
-    let arn = out
-        .role()
-        .and_then(|r| r.permissions_boundary())
-        .and_then(|b| b.permissions_boundary_arn());
-    match arn {
-        Some(arn) => {
-            let document = managed_document(client, arn, timeout, metrics).await?;
-            Ok(Some(NamedPolicy::boundary(arn, &document)))
-        }
-        None => Ok(None),
     }
 }
 

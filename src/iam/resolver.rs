@@ -195,10 +195,15 @@ impl Resolver {
 
     /// `GetRole`, unless the rules list the role's trust policy (static wins).
     async fn role(&self, rules: &RuleSet, role: &RoleArn, t: Timing) -> Option<Lookup<IamRole>> {
-        let key = role.to_string();
-        if rules.irsa.trust_policies.contains_key(&key) {
+        if rules.irsa.trust_policies.contains_key(&role.to_string()) {
             return None;
         }
+        Some(self.get_role(rules, role, t).await)
+    }
+
+    /// `GetRole` through the cache (one call for concurrent lookups of one role).
+    async fn get_role(&self, rules: &RuleSet, role: &RoleArn, t: Timing) -> Lookup<IamRole> {
+        let key = role.to_string();
         let i = &self.inner;
         let (lookup, hit) = i
             .roles
@@ -218,7 +223,7 @@ impl Resolver {
             )
             .await;
         i.metrics.hit("role", hit);
-        Some(lookup)
+        lookup
     }
 
     async fn permissions(
@@ -234,9 +239,17 @@ impl Resolver {
                 &role.to_string(),
                 || {
                     Box::pin(async {
+                        // The boundary's ARN comes from GetRole, shared with the trust check.
+                        let boundary = match self.get_role(rules, role, t).await {
+                            Lookup::Found(found) => found.permissions_boundary,
+                            Lookup::NotFound(why) => return Lookup::NotFound(why),
+                            Lookup::Unavailable(why) => return Lookup::Unavailable(why),
+                        };
                         match self.client(rules, &role.account, t).await {
                             Ok(client) => {
-                                fetch::permissions(&client, &role.name, t.call, &i.metrics).await
+                                let (name, boundary) = (&role.name, boundary.as_deref());
+                                fetch::permissions(&client, name, boundary, t.call, &i.metrics)
+                                    .await
                             }
                             Err(f) => f.into_lookup(),
                         }

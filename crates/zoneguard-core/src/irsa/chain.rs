@@ -167,8 +167,11 @@ fn permission_side(
                 .map(|e| format!("{}: {e}", p.name))
         })
         .collect();
-    let context = caller.context(&target.account);
-    let outcome = evaluate_permissions(&named, ASSUME_ROLE_ACTION, &target.to_string(), &context);
+    let (context, target_text) = (caller.context(&target.account), target.to_string());
+    let ask = |named: &[Named<'_>]| {
+        evaluate_permissions(named, ASSUME_ROLE_ACTION, &target_text, &context)
+    };
+    let outcome = ask(&named);
     let granted = matches!(
         outcome,
         PermissionOutcome::Allowed(_) | PermissionOutcome::Unverifiable { .. }
@@ -185,35 +188,36 @@ fn permission_side(
         let names: Vec<&str> = policies.iter().map(|p| p.name.as_str()).collect();
         report_permissions(s, caller, target, &names, outcome, out);
     }
-    if granted {
-        for boundary in boundaries {
-            boundary_side(rules, s, caller, target, boundary, &head, out);
+    if !granted {
+        return;
+    }
+    // A permissions boundary grants nothing: it caps what the policies above allow.
+    for boundary in boundaries {
+        match &boundary.document {
+            Ok(policy) => {
+                let name = &boundary.name;
+                let outcome = ask(&[Named { name, policy }]);
+                report_boundary(s, caller, target, name, outcome, out);
+            }
+            Err(e) => {
+                let name = &boundary.name;
+                let why = format!("{head}: IAM returned a {name} zoneguard cannot read ({e})");
+                unknown(verdict, s, why, out);
+            }
         }
     }
 }
 
-/// What the IRSA role's permissions boundary says about assuming `target`: a boundary that
-/// does not allow it breaks the chain whatever the role's policies allow.
-fn boundary_side(
-    rules: &RuleSet,
+/// What the IRSA role's permissions boundary `name` says about assuming `target`.
+fn report_boundary(
     s: &Subject<'_>,
     caller: &RoleCaller<'_>,
     target: &RoleArn,
-    boundary: &NamedPolicy,
-    head: &str,
+    name: &str,
+    outcome: PermissionOutcome,
     out: &mut Findings,
 ) {
-    let name = &boundary.name;
-    let policy = match &boundary.document {
-        Ok(policy) => policy,
-        Err(e) => {
-            let why = format!("{head}: IAM returned a {name} zoneguard cannot read ({e})");
-            return unknown(rules.irsa.unknown_role, s, why, out);
-        }
-    };
-    let context = caller.context(&target.account);
-    let named = [Named { name, policy }];
-    match evaluate_permissions(&named, ASSUME_ROLE_ACTION, &target.to_string(), &context) {
+    match outcome {
         PermissionOutcome::ImplicitDeny => {
             let message = format!("{}: the role chain to {target} (irsa.chains) is broken on the IRSA role's side: its {name} does not allow {ASSUME_ROLE_ACTION} on {target}, and a permissions boundary caps what the role's policies allow\n  add this statement to the boundary policy (or set a boundary that has it on {}): {}", s.at, caller.arn, allow_statement(target));
             out.violations

@@ -24,6 +24,8 @@ pub struct IamRole {
     pub arn: String,
     /// The `AssumeRolePolicyDocument`, decoded and parsed.
     pub trust_policy: Result<TrustPolicy, PolicyError>,
+    /// The ARN of the role's permissions boundary (a managed policy), when it has one.
+    pub permissions_boundary: Option<String>,
 }
 
 /// One permission policy of a role: inline (`inline policy <name>`), managed
@@ -104,6 +106,7 @@ impl IamRole {
         Self {
             arn: arn.to_owned(),
             trust_policy: TrustPolicy::from_document(document),
+            permissions_boundary: None,
         }
     }
 }
