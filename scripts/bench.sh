@@ -197,7 +197,7 @@ echo "TLS: zoneguard $ZG_TLS; nginx $NGINX_TLS; same ECDSA P-256 certificate; HT
 echo "wrk -t$WRK_THREADS -c$CONC, ${DURATION}s measured after ${WARMUP}s warm-up; pinned (servers CPU 0, wrk CPU 1): $PIN"
 echo "start to ready with file rules: median ${READY_MEDIAN_MS} ms (µs, sorted: ${READY_SORTED% })"
 echo
-# block TITLE ZG NG: the rows of one run, from the variables ${ZG}_RPS, ${NG}_P50, ...
+# block TITLE ZG NG [RPS-SUFFIX]: the rows of one run, from the variables ${ZG}_RPS, ${NG}_P50, ...
 block() {
   local title="$1" zg="$2" ng="$3" field
   row "$title" zoneguard nginx zoneguard/nginx
