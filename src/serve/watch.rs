@@ -52,7 +52,7 @@ impl Names {
 
     fn concern(&self, path: &Path) -> bool {
         path.file_name()
-            .is_none_or(|name| self.0.contains(name) || name.to_string_lossy().starts_with(".."))
+            .is_none_or(|name| self.0.contains(name) || name.as_encoded_bytes().starts_with(b".."))
     }
 }
 
