@@ -30,11 +30,24 @@ pub enum ReviewError {
     UnknownOperation(String),
 }
 
-/// The outer object. `request` is only delimited here (no allocation) and decoded once, into
-/// [`Review`], after `kind` and `apiVersion` have been checked.
+/// The outer object, decoded in one pass: what almost every request is.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Envelope<'a> {
+    #[serde(default, borrow)]
+    api_version: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(default)]
+    request: Option<Review>,
+}
+
+/// The outer object with `request` only delimited (no allocation), so that a body that is not a
+/// valid review is refused for the first thing wrong with it: `kind` and `apiVersion` before
+/// anything inside `request`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Delimited<'a> {
     #[serde(default, borrow)]
     api_version: Option<Cow<'a, str>>,
     #[serde(default, borrow)]
@@ -89,17 +102,26 @@ fn short(err: &serde_json::Error) -> String {
 }
 
 /// Parse a request body as an `admission.k8s.io/v1` AdmissionReview.
+///
+/// A valid review is decoded in one pass. Any body that pass refuses is decoded again in two
+/// steps ([`diagnose`]) to name what is wrong: the answer is the same, the error more precise.
 pub fn parse(body: &[u8]) -> Result<Review, ReviewError> {
-    let envelope: Envelope =
+    // UTF-8 checked once for the whole body, not string by string.
+    let text = std::str::from_utf8(body).ok();
+    let Some(envelope) = text.and_then(|t| serde_json::from_str::<Envelope>(t).ok()) else {
+        return diagnose(body);
+    };
+    check_type(envelope.kind, envelope.api_version)?;
+    let review = envelope.request.ok_or(ReviewError::MissingRequest)?;
+    review.operation()?;
+    Ok(review)
+}
+
+/// The two-step decode: the envelope, its `kind` and `apiVersion`, then the request.
+pub(super) fn diagnose(body: &[u8]) -> Result<Review, ReviewError> {
+    let envelope: Delimited =
         serde_json::from_slice(body).map_err(|e| ReviewError::Json(short(&e)))?;
-    let kind = envelope.kind.unwrap_or_default();
-    if kind != KIND {
-        return Err(ReviewError::WrongKind(kind.into_owned()));
-    }
-    let api_version = envelope.api_version.unwrap_or_default();
-    if api_version != API_VERSION {
-        return Err(ReviewError::WrongApiVersion(api_version.into_owned()));
-    }
+    check_type(envelope.kind, envelope.api_version)?;
     let request = envelope
         .request
         .filter(|raw| raw.get() != "null")
@@ -108,6 +130,18 @@ pub fn parse(body: &[u8]) -> Result<Review, ReviewError> {
         serde_json::from_str(request.get()).map_err(|e| ReviewError::InvalidRequest(short(&e)))?;
     review.operation()?;
     Ok(review)
+}
+
+fn check_type(kind: Option<Cow<str>>, api_version: Option<Cow<str>>) -> Result<(), ReviewError> {
+    let kind = kind.unwrap_or_default();
+    if kind != KIND {
+        return Err(ReviewError::WrongKind(kind.into_owned()));
+    }
+    let api_version = api_version.unwrap_or_default();
+    if api_version != API_VERSION {
+        return Err(ReviewError::WrongApiVersion(api_version.into_owned()));
+    }
+    Ok(())
 }
 
 impl Review {
@@ -251,6 +285,27 @@ mod tests {
             ReviewError::WrongKind("Pod".into())
         );
         assert!(matches!(parse(b"{nope"), Err(ReviewError::Json(_))));
+    }
+
+    #[test]
+    fn a_body_refused_by_the_one_pass_decode_is_diagnosed_field_by_field() {
+        let table: [(&[u8], ReviewError); 4] = [
+            // The request is broken, but the kind is wrong first.
+            (br#"{"kind":"Pod","apiVersion":"v1","request":{"uid":5}}"#, ReviewError::WrongKind("Pod".into())),
+            (br#"{"request":{"uid":5},"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1"}"#,
+             ReviewError::InvalidRequest("invalid type: integer `5`, expected a string at line 1 column 8".into())),
+            (br#"{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","request":null}"#, ReviewError::MissingRequest),
+            (br#"{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","request":{"uid":"u","kind":{},"operation":"PATCH"}}"#,
+             ReviewError::UnknownOperation("PATCH".into())),
+        ];
+        for (body, want) in table {
+            assert_eq!(
+                parse(body).unwrap_err(),
+                want,
+                "{}",
+                String::from_utf8_lossy(body)
+            );
+        }
     }
 
     #[test]

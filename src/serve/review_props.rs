@@ -152,6 +152,14 @@ fn envelope() -> impl Strategy<Value = Value> {
         )
 }
 
+/// `value`'s JSON text truncated at `cut`, then with `noise` appended.
+fn broken(value: &Value, cut: prop::sample::Index, noise: &[u8]) -> Vec<u8> {
+    let text = serde_json::to_vec(value).expect("serializes");
+    let mut broken = text[..cut.index(text.len() + 1)].to_vec();
+    broken.extend_from_slice(noise);
+    broken
+}
+
 /// A real Ingress review with its object replaced by a random, object-shaped value.
 fn ingress_with_random_object() -> impl Strategy<Value = Value> {
     (
@@ -200,11 +208,8 @@ proptest! {
         cut in any::<prop::sample::Index>(),
         noise in prop::collection::vec(any::<u8>(), 0..8),
     ) {
-        let text = serde_json::to_vec(&value).expect("serializes");
-        // Truncated, then with random bytes spliced in: malformed JSON must be an error.
-        let at = cut.index(text.len() + 1);
-        let mut broken = text[..at].to_vec();
-        broken.extend_from_slice(&noise);
+        // Malformed JSON must be an error.
+        let broken = broken(&value, cut, &noise);
         let rules = rules();
         if let Ok(review) = review::parse(&broken) {
             round_trip(&rules, &review)?;
@@ -219,6 +224,21 @@ proptest! {
             Ok(review) => round_trip(&rules, &review)?,
             Err(ReviewError::InvalidRequest(_) | ReviewError::UnknownOperation(_)) => {}
             Err(other) => prop_assert!(false, "a well-formed envelope gave {other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_one_pass_decode_agrees_with_the_two_step_decode(
+        value in envelope(),
+        cut in any::<prop::sample::Index>(),
+        noise in prop::collection::vec(any::<u8>(), 0..4),
+    ) {
+        let text = serde_json::to_vec(&value).expect("serializes");
+        for body in [text, broken(&value, cut, &noise)] {
+            prop_assert_eq!(
+                format!("{:?}", review::parse(&body)),
+                format!("{:?}", review::diagnose(&body))
+            );
         }
     }
 

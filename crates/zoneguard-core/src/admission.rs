@@ -228,7 +228,7 @@ pub fn mutate(rules: &RuleSet, req: &Request<'_>) -> Decision {
     let name = req
         .name
         .is_empty()
-        .then(|| object.pointer("/metadata/name").and_then(Value::as_str))
+        .then(|| crate::path::at(object, &["metadata", "name"]).and_then(Value::as_str))
         .flatten()
         .unwrap_or(req.name);
     let injections = mutation::plan(rules, req.kind, req.namespace, name, object);
@@ -241,15 +241,15 @@ pub fn mutate(rules: &RuleSet, req: &Request<'_>) -> Decision {
     if decision.patch.is_empty() {
         return decision.enforce(rules.enforcement);
     }
-    let Ok(patched) = mutation::apply(object, &decision.patch) else {
-        return decision.enforce(rules.enforcement);
-    };
+    // Only the annotations are judged again: a violation of an injected value is all that is
+    // looked for below, and the spec's hostnames were judged (or will be) by validation.
+    let annotated = mutation::annotations_after(object, &injections);
     let after = findings(
         rules,
         kind,
         req.namespace,
         name,
-        &patched,
+        &annotated,
         &irsa::Facts::none(),
     );
     for inj in &injections {

@@ -122,14 +122,19 @@ impl DomainFilter {
 
     /// external-dns's `DomainFilter.Match(name)`.
     pub fn matches(&self, name: &str) -> bool {
-        let name = normalize::normalize(name);
+        self.matches_normalized(&normalize::normalize(name))
+    }
+
+    /// [`DomainFilter::matches`] for a name already passed through [`normalized`], so that a
+    /// name judged against several filters is normalised once.
+    pub(crate) fn matches_normalized(&self, name: &str) -> bool {
         match &self.mode {
             Mode::Plain { include, exclude } => {
-                (include.is_empty() || include.covers(&name)) && !exclude.covers(&name)
+                (include.is_empty() || include.covers(name)) && !exclude.covers(name)
             }
             Mode::Regex { include, exclude } => {
-                !exclude.as_ref().is_some_and(|re| re.is_match(&name))
-                    && include.as_ref().is_none_or(|re| re.is_match(&name))
+                !exclude.as_ref().is_some_and(|re| re.is_match(name))
+                    && include.as_ref().is_none_or(|re| re.is_match(name))
             }
         }
     }
@@ -214,5 +219,10 @@ fn compile_go_regex(field: &'static str, pattern: &str) -> Result<Option<Regex>,
 /// UTS-46 to-Unicode (lower-cased, width-mapped, NFC, `xn--` labels decoded), the
 /// partly processed text kept where the name is not a valid IDN.
 pub fn normalize_name(name: &str) -> String {
-    normalize::normalize(name).into_owned()
+    normalized(name).into_owned()
+}
+
+/// [`normalize_name`], borrowing when the name is already in normal form.
+pub(crate) fn normalized(name: &str) -> std::borrow::Cow<'_, str> {
+    normalize::normalize(name)
 }

@@ -7,6 +7,37 @@ const LONGEST_TYPE: &str = "cname";
 
 /// Why a name is not a DNS name external-dns can publish as written.
 pub fn syntax_problem(name: &str) -> Option<String> {
+    if plain_valid(name) {
+        return None;
+    }
+    explain_syntax(name)
+}
+
+/// The common case without allocating: an ASCII name (one trailing dot allowed) that
+/// [`explain_syntax`] would accept without converting an IDN label. False means "ask
+/// [`explain_syntax`]", not "invalid".
+fn plain_valid(name: &str) -> bool {
+    let trimmed = name.strip_suffix('.').unwrap_or(name);
+    if trimmed.is_empty() || trimmed.len() > 253 {
+        return false;
+    }
+    let labels = trimmed.as_bytes().split(|b| *b == b'.');
+    labels.enumerate().all(|(i, bytes)| {
+        if bytes == b"*" {
+            return i == 0;
+        }
+        !bytes.is_empty()
+            && bytes.len() <= 63
+            && bytes
+                .iter()
+                .all(|b| b.is_ascii_alphanumeric() || *b == b'-')
+            && bytes[0] != b'-'
+            && bytes[bytes.len() - 1] != b'-'
+            && !(bytes.len() > 4 && bytes[..4].eq_ignore_ascii_case(b"xn--"))
+    })
+}
+
+fn explain_syntax(name: &str) -> Option<String> {
     if name.is_empty() {
         return Some("it is empty".into());
     }
@@ -88,6 +119,13 @@ pub fn to_ascii(name: &str) -> Result<String, String> {
 /// The TXT ownership name external-dns would write for `name` (SPEC §7.6), assuming the
 /// longest record type, when one of its labels would exceed 63 octets.
 pub fn txt_problem(name: &str, registry: &TxtRegistry) -> Option<String> {
+    if txt_surely_fits(name, registry) {
+        return None;
+    }
+    explain_txt(name, registry)
+}
+
+fn explain_txt(name: &str, registry: &TxtRegistry) -> Option<String> {
     let ascii = to_ascii(name.strip_suffix('.').unwrap_or(name)).ok()?;
     let txt = txt_name(&ascii, registry);
     let first = txt.split('.').find(|l| l.len() > 63)?;
@@ -96,6 +134,27 @@ pub fn txt_problem(name: &str, registry: &TxtRegistry) -> Option<String> {
         "external-dns's TXT ownership record for it would be {txt:?}, whose label {first:?} is {} octets (at most 63); the record could not be written and external-dns would not own the name: shorten the first label by {over} or more",
         first.len()
     ))
+}
+
+/// True when no label of the TXT name can exceed 63 octets, judged from lengths alone: an
+/// ASCII name without IDN labels keeps its length in ASCII form, and without
+/// `%{record_type}` the first TXT label lies within `prefix + "cname-" + label + suffix`.
+/// False means "build the name and look", not "too long".
+fn txt_surely_fits(name: &str, registry: &TxtRegistry) -> bool {
+    let name = name.strip_suffix('.').unwrap_or(name);
+    if !name.is_ascii() || registry.prefix.contains('%') || registry.suffix.contains('%') {
+        return false;
+    }
+    let mut labels = name.as_bytes().split(|b| *b == b'.');
+    let first = labels.next().unwrap_or_default();
+    let first_len = if first == b"*" && !registry.wildcard_replacement.is_empty() {
+        registry.wildcard_replacement.len()
+    } else {
+        first.len()
+    };
+    let affixes = registry.prefix.len() + LONGEST_TYPE.len() + 1 + registry.suffix.len();
+    let no_ace = |l: &[u8]| !(l.len() > 4 && l[..4].eq_ignore_ascii_case(b"xn--"));
+    affixes + first_len <= 63 && no_ace(first) && labels.all(|l| l.len() <= 63 && no_ace(l))
 }
 
 /// external-dns's `toTXTName` for the longest record type.
@@ -125,6 +184,80 @@ pub fn txt_name(name: &str, registry: &TxtRegistry) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// Names close to the edges the fast paths judge: label lengths around 63, `*`, `-`,
+    /// `xn--`, upper case, a trailing dot, and a few bytes that are never valid.
+    fn edgy_name() -> impl Strategy<Value = String> {
+        let label = prop_oneof![
+            "[a-z0-9]{1,3}",
+            "[a-zA-Z0-9-]{0,8}",
+            "[a-z]{55,66}",
+            Just("*".to_string()),
+            "xn--[a-z0-9-]{0,10}",
+            "[a-z_ /:@é]{1,4}",
+        ];
+        (prop::collection::vec(label, 1..6), any::<bool>())
+            .prop_map(|(labels, dot)| labels.join(".") + if dot { "." } else { "" })
+    }
+
+    fn edgy_registry() -> impl Strategy<Value = TxtRegistry> {
+        let affix = prop_oneof![
+            Just(String::new()),
+            "[a-z-]{0,12}",
+            "[a-z]{0,4}\\.",
+            Just("%{record_type}-".to_string()),
+        ];
+        (
+            affix.clone(),
+            affix,
+            prop_oneof![Just(String::new()), "[a-z]{1,70}"],
+        )
+            .prop_map(|(prefix, suffix, wildcard_replacement)| TxtRegistry {
+                prefix,
+                suffix,
+                wildcard_replacement,
+            })
+    }
+
+    proptest! {
+        #[test]
+        fn the_syntax_fast_path_only_accepts_what_the_full_check_accepts(name in edgy_name()) {
+            if plain_valid(&name) {
+                prop_assert_eq!(explain_syntax(&name), None);
+            }
+        }
+
+        #[test]
+        fn the_txt_fast_path_only_passes_what_the_full_check_passes(
+            name in edgy_name(),
+            registry in edgy_registry(),
+        ) {
+            if txt_surely_fits(&name, &registry) {
+                prop_assert_eq!(explain_txt(&name, &registry), None);
+            }
+        }
+    }
+
+    #[test]
+    fn ordinary_names_take_the_fast_paths() {
+        let plain = TxtRegistry::default();
+        for name in [
+            "www.team-1.zone1.example.com",
+            "*.example.com",
+            "A-1.Example.COM.",
+        ] {
+            assert!(plain_valid(name), "{name}");
+            assert!(txt_surely_fits(name, &plain), "{name}");
+        }
+        for name in [
+            "xn--bcher-kva.example.com",
+            "bücher.example.com",
+            "a_b.example.com",
+        ] {
+            assert!(!plain_valid(name), "{name}");
+        }
+    }
 
     #[test]
     fn valid_names_have_no_syntax_problem() {

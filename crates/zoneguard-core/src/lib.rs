@@ -10,6 +10,7 @@ pub mod filter;
 pub mod hostname;
 pub mod irsa;
 pub mod mutation;
+mod path;
 pub mod rules;
 pub mod source;
 pub mod trust;

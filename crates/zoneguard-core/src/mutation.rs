@@ -43,8 +43,7 @@ fn applies(rule: &InjectRule, kind: &str, namespace: &str, object: &Value) -> bo
     };
     let ns_ok = rule.namespaces.is_empty() || rule.namespaces.iter().any(|n| n == namespace);
     let type_ok = kind != "Service" || rule.service_types.is_empty() || {
-        let ty = object
-            .pointer("/spec/type")
+        let ty = crate::path::at(object, &["spec", "type"])
             .and_then(Value::as_str)
             .unwrap_or("ClusterIP");
         rule.service_types.iter().any(|t| t == ty)
@@ -61,9 +60,7 @@ pub fn plan(
     name: &str,
     object: &Value,
 ) -> Vec<Injection> {
-    let existing = object
-        .pointer("/metadata/annotations")
-        .and_then(Value::as_object);
+    let existing = crate::path::at(object, &["metadata", "annotations"]).and_then(Value::as_object);
     let mut out: Vec<Injection> = Vec::new();
     for rule in rules
         .inject
@@ -96,7 +93,7 @@ pub fn to_patch(object: &Value, injections: &[Injection]) -> Vec<Value> {
     if injections.is_empty() {
         return Vec::new();
     }
-    let annotations = object.pointer("/metadata/annotations");
+    let annotations = crate::path::at(object, &["metadata", "annotations"]);
     if annotations.is_some_and(Value::is_object) {
         return injections
             .iter()
@@ -112,6 +109,19 @@ pub fn to_patch(object: &Value, injections: &[Injection]) -> Vec<Value> {
     } else {
         vec![json!({"op": "add", "path": "/metadata", "value": {"annotations": map}})]
     }
+}
+
+/// The object's annotations with the injections added, in an object that holds nothing else:
+/// all the rules read to judge an injected value (its hostname, TTL or source annotation).
+pub fn annotations_after(object: &Value, injections: &[Injection]) -> Value {
+    let mut annotations = crate::path::at(object, &["metadata", "annotations"])
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    for i in injections {
+        annotations.insert(i.key.clone(), Value::String(i.value.clone()));
+    }
+    json!({"metadata": {"annotations": annotations}})
 }
 
 /// `object` with the patch applied.

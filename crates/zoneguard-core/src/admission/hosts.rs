@@ -1,6 +1,6 @@
 //! Judges each hostname an object asks for (SPEC §2.2–§2.4).
 
-use crate::filter::FilterSpec;
+use crate::filter::{self, FilterSpec};
 use crate::hostname;
 use crate::rules::RuleSet;
 use crate::source::Candidate;
@@ -25,14 +25,15 @@ pub fn judge(rules: &RuleSet, namespace: &str, c: &Candidate) -> Option<Violatio
     if let Some(problem) = hostname::syntax_problem(&c.name) {
         return Some(violation(Reason::HostnameInvalid, format!("{at} is not a valid DNS name: {problem}; external-dns could not publish it as written")));
     }
-    if !rules.cluster.matches(&c.name) {
+    let normalized = filter::normalized(&c.name);
+    if !rules.cluster.matches_normalized(&normalized) {
         return Some(violation(
             Reason::HostnameOutsideFilters,
             format!("{at} is outside the domains this cluster's external-dns manages ({}); external-dns would skip it and no DNS record would appear: {}", describe(rules.cluster.spec()), cluster_fix(rules.cluster.spec())),
         ));
     }
     if let Some(ns_filter) = rules.namespaces.get(namespace) {
-        if !ns_filter.matches(&c.name) {
+        if !ns_filter.matches_normalized(&normalized) {
             let spec = ns_filter.spec();
             return Some(violation(
                 Reason::HostnameNotDelegated,

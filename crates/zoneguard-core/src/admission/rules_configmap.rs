@@ -10,8 +10,7 @@ pub const RULES_LABEL: &str = "zoneguard.io/rules";
 pub const RULES_KEY: &str = "rules.yaml";
 
 pub fn is_rules_configmap(object: &Value) -> bool {
-    object
-        .pointer("/metadata/labels")
+    crate::path::at(object, &["metadata", "labels"])
         .and_then(|l| l.get(RULES_LABEL))
         .and_then(Value::as_str)
         == Some("true")
@@ -30,7 +29,7 @@ pub fn validate(req: &Request<'_>, object: &Value, others: &[RuleSource<'_>]) ->
         ..Decision::default()
     };
     let Some(text) = object
-        .pointer("/data")
+        .get("data")
         .and_then(|d| d.get(RULES_KEY))
         .and_then(Value::as_str)
     else {

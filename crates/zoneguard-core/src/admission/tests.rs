@@ -533,3 +533,25 @@ fn a_rules_configmap_with_a_broken_document_is_refused_with_the_parser_message()
         .allowed
     );
 }
+
+#[test]
+fn mutation_judges_only_what_it_injects() {
+    // The injected TTL is refused and blamed on its rule; the Service's own hostname
+    // annotation (outside the filters) is validation's business, not mutation's.
+    let text = RULES.replace("ttl: \"60\"", "ttl: \"sixty\"");
+    let mut svc = lb_service(None);
+    svc["metadata"]["annotations"] =
+        json!({"external-dns.alpha.kubernetes.io/hostname": "x.other.org"});
+    let d = mutate(
+        &rules(&text),
+        &req(Operation::Create, "", "Service", "pay", &svc, None),
+    );
+    assert_eq!(
+        reasons(&d),
+        vec![(
+            r#"metadata.annotations["external-dns.alpha.kubernetes.io/ttl"]"#.to_string(),
+            Reason::AnnotationInvalid
+        )]
+    );
+    assert!(d.violations[0].message.contains("inject rule #0"));
+}

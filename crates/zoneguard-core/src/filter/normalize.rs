@@ -60,11 +60,19 @@ fn normalize_ascii(ascii: &str) -> Cow<'_, str> {
     } else {
         Cow::Borrowed(ascii)
     };
-    if lower.split('.').any(|label| label.starts_with(ACE_PREFIX)) {
+    if has_ace_label(&lower) {
         Cow::Owned(decode_ace_labels(&lower))
     } else {
         lower
     }
+}
+
+/// True when some label of the (lower-case) text starts with [`ACE_PREFIX`]: the prefix at
+/// the start or right after a dot. Bytes, not `split`: this runs for every name judged.
+fn has_ace_label(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let prefix = ACE_PREFIX.as_bytes();
+    (0..bytes.len()).any(|i| (i == 0 || bytes[i - 1] == b'.') && bytes[i..].starts_with(prefix))
 }
 
 /// LATIN CAPITAL LETTER SHARP S. UTS-46 for Unicode 15 (the tables of the Go release

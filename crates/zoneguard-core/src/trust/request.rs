@@ -64,6 +64,9 @@ pub struct Context {
     values: BTreeMap<String, Vec<String>>,
     unknown_exact: Vec<String>,
     unknown_prefixes: Vec<String>,
+    /// The keys of [`UNKNOWN_STS_KEYS`] and [`UNKNOWN_STS_PREFIXES`] are unknown (a flag, not
+    /// 25 lower-cased copies per request).
+    sts_keys_unknown: bool,
 }
 
 impl Context {
@@ -97,12 +100,7 @@ impl Context {
     /// Marks the global keys that STS requests carry with values zoneguard cannot know
     /// (source address, time, transport, tags, session names, …).
     pub fn mark_sts_request_keys_unknown(&mut self) -> &mut Self {
-        for key in UNKNOWN_STS_KEYS {
-            self.mark_unknown(key);
-        }
-        for prefix in UNKNOWN_STS_PREFIXES {
-            self.mark_unknown_prefix(prefix);
-        }
+        self.sts_keys_unknown = true;
         self
     }
 
@@ -112,7 +110,8 @@ impl Context {
             return KeyState::Present(values);
         }
         let unknown = self.unknown_exact.contains(&key)
-            || self.unknown_prefixes.iter().any(|p| key.starts_with(p));
+            || self.unknown_prefixes.iter().any(|p| key.starts_with(p))
+            || (self.sts_keys_unknown && is_sts_request_key(&key));
         if unknown {
             KeyState::Unknown
         } else {
@@ -149,6 +148,16 @@ const UNKNOWN_STS_KEYS: [&str; 23] = [
 
 const UNKNOWN_STS_PREFIXES: [&str; 2] = ["aws:RequestTag/", "aws:ResourceTag/"];
 
+/// True when the lower-cased `key` is one of the keys every STS request carries. The lists
+/// are ASCII, so comparing without ASCII case is comparing with their lower-case form.
+fn is_sts_request_key(key: &str) -> bool {
+    let bytes = key.as_bytes();
+    UNKNOWN_STS_KEYS.iter().any(|k| k.eq_ignore_ascii_case(key))
+        || UNKNOWN_STS_PREFIXES
+            .iter()
+            .any(|p| bytes.len() >= p.len() && bytes[..p.len()].eq_ignore_ascii_case(p.as_bytes()))
+}
+
 /// One request to evaluate.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Request {
@@ -174,7 +183,11 @@ mod tests {
         );
         assert_eq!(context.lookup("AWS:SOURCEIP"), KeyState::Unknown);
         assert_eq!(context.lookup("aws:RequestTag/team"), KeyState::Unknown);
+        assert_eq!(context.lookup("AWS:RESOURCETAG/x"), KeyState::Unknown);
+        // U+212A KELVIN SIGN lower-cases to an ASCII 'k', as every key is folded here.
+        assert_eq!(context.lookup("aws:Tag\u{212A}eys"), KeyState::Unknown);
         assert_eq!(context.lookup("aws:PrincipalArn"), KeyState::Absent);
+        assert_eq!(Context::new().lookup("aws:SourceIp"), KeyState::Absent);
         context.set("issuer:sub", vec![]);
         assert_eq!(context.lookup("issuer:sub"), KeyState::Absent);
     }
