@@ -186,12 +186,18 @@ fn findings(
     let extracted = source::extract(rules, kind, object);
     d.violations = extracted.violations;
     d.warnings = extracted.warnings;
-    d.violations.extend(
-        extracted
-            .candidates
-            .iter()
-            .filter_map(|c| hosts::judge(rules, namespace, c)),
-    );
+    // A name often appears twice (an Ingress rule's host and its TLS host). A verdict depends
+    // on the name alone unless it had spaces, so a name that passed once passes again.
+    let mut passed: Vec<&str> = Vec::new();
+    for c in &extracted.candidates {
+        if !c.interior_space && passed.contains(&c.name.as_str()) {
+            continue;
+        }
+        match hosts::judge(rules, namespace, c) {
+            Some(violation) => d.violations.push(violation),
+            None => passed.push(&c.name),
+        }
+    }
     d
 }
 

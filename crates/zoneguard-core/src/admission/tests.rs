@@ -555,3 +555,23 @@ fn mutation_judges_only_what_it_injects() {
     );
     assert!(d.violations[0].message.contains("inject rule #0"));
 }
+
+#[test]
+fn a_name_in_a_rule_and_in_tls_is_judged_in_both_fields() {
+    let mut obj = ingress(&["ok.example.com", "x.other.org"], json!({}));
+    obj["spec"]["tls"] = json!([{"hosts": ["ok.example.com", "x.other.org"]}]);
+    let d = validate_ingress(RULES, "default", &obj);
+    assert_eq!(
+        reasons(&d),
+        vec![
+            (
+                "spec.rules[1].host".to_string(),
+                Reason::HostnameOutsideFilters
+            ),
+            (
+                "spec.tls[0].hosts[1]".to_string(),
+                Reason::HostnameOutsideFilters
+            ),
+        ]
+    );
+}
