@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Instructions per admission, counted by callgrind: figures that do not move with the noise of a
+# shared VM (the same binary and inputs give the same count), for comparing two versions of the
+# admission path.
+#
+#   scripts/instructions.sh            # in process: decode -> decide -> encode, per request kind
+#   scripts/instructions.sh server     # the whole server under the wrk mix of scripts/bench.sh
+#
+# In process, each case of `cargo bench --bench admission_roundtrip` (bench/reviews/, the bench
+# rules) runs for 1 s under callgrind; the figure is the instructions of one round trip (the
+# bench's `round_trip` function, inclusive, divided by its calls).
+# Server: `zoneguard serve` (release, bench rules) runs under callgrind while wrk drives the
+# four-request mix of scripts/bench.sh with 4 connections; the figures are per request: the
+# admission handler (decode, decide, encode, metrics and log line), its parts, and the whole
+# connection task (TLS, HTTP/1.1 and the handler). Start-up is not counted in them.
+#
+# Environment:
+#   ZONEGUARD_BIN          binary for `server` (default: cargo build --release)
+#   INSTRUCTIONS_DURATION  seconds of wrk load for `server` (default 10)
+#
+# Needs valgrind (callgrind_annotate comes with it), and for `server` wrk, openssl, curl.
+set -euo pipefail
+
+# shellcheck source=bench/lib.sh
+source "$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/bench/lib.sh"
+
+MODE="${1:-process}"
+need valgrind callgrind_annotate
+bench_init instructions
+W="$BENCH_WORK"
+
+# calls_from CALLER CALLEE TREE: how many times CALLER called CALLEE (callgrind caller tree).
+calls_from() {
+  awk -v caller="$1" -v callee="$2" '
+    index($0, "< ") && index($0, caller " (") { n = $0; sub(/.*\(/, "", n); sub(/x\).*/, "", n); gsub(",", "", n); last = n }
+    index($0, "*  ") { if (index($0, callee " [") && last != "") { print last; exit } last = "" }
+  ' "$3"
+}
+
+# inclusive FUNCTION PROFILE: inclusive instructions of FUNCTION. (awk reads to the end: an early
+# exit would stop callgrind_annotate with SIGPIPE.)
+inclusive() {
+  callgrind_annotate --inclusive=yes "$2" 2>/dev/null |
+    awk -v f="$1" '!found && index($0, f " [") { n = $1; gsub(",", "", n); print n; found = 1 }'
+}
+
+per() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.0f", a / b; else print "-" }'; }
+
+in_process() {
+  local bin case out tree total calls
+  say "building the admission_roundtrip bench"
+  bin="$(cd "$BENCH_ROOT" && cargo bench --bench admission_roundtrip --no-run 2>&1 |
+    awk -F'[()]' '/Executable .*admission_roundtrip/ { print $2 }' | tail -1)"
+  [[ -x "$bin" ]] || die "cannot find the admission_roundtrip bench binary"
+  printf '%-28s %14s\n' "request (decode-decide-encode)" "instructions"
+  for case in ingress-3-hosts/validate ingress-denied/validate ingress-3-hosts/mutate \
+    service-lb/mutate serviceaccount/validate httproute/validate dnsendpoint/validate; do
+    out="$W/${case//\//-}.out"
+    valgrind --tool=callgrind --callgrind-out-file="$out" "$bin" --bench --profile-time 1 \
+      "decode-decide-encode/$case\$" >/dev/null 2>&1 || die "callgrind failed on $case"
+    tree="$out.tree"
+    callgrind_annotate --tree=caller "$out" >"$tree" 2>/dev/null
+    total="$(inclusive admission_roundtrip::round_trip "$out")"
+    calls="$(calls_from admission_roundtrip::round_trip zoneguard::serve::review::parse "$tree")"
+    printf '%-28s %14s\n' "$case" "$(per "${total:-0}" "${calls:-0}")"
+  done
+}
+
+server() {
+  local duration="${INSTRUCTIONS_DURATION:-10}" out port probe pid line requests
+  need wrk openssl curl
+  build_zoneguard
+  "$BENCH_DIR/gen-rules.sh" 50 20 200 3 >"$W/rules.yaml"
+  make_cert "$W/tls"
+  free_port port
+  free_port probe
+  out="$W/serve.out"
+  bg_start "$W/serve.log" valgrind --tool=callgrind --callgrind-out-file="$out" "$ZONEGUARD_BIN" \
+    serve --rules "$W/rules.yaml" --tls-cert "$W/tls/tls.crt" --tls-key "$W/tls/tls.key" \
+    --listen "127.0.0.1:$port" --probe-listen "127.0.0.1:$probe" --log-format json
+  pid=$BG_PID
+  wait_ready "$pid" "$probe" 60 >/dev/null || { cat "$W/serve.log" >&2; die "zoneguard did not become ready"; }
+  say "wrk -c4 for ${duration}s against zoneguard under callgrind"
+  BENCH_REVIEWS="$BENCH_DIR/reviews" wrk -t1 -c4 -d"${duration}s" -s "$BENCH_DIR/wrk-mix.lua" \
+    "https://127.0.0.1:$port" >"$W/wrk.out" 2>&1 || { cat "$W/wrk.out" >&2; die "wrk failed"; }
+  line="$(grep '^RESULT ' "$W/wrk.out")" || die "wrk printed no RESULT"
+  requests="$(result_field "$line" requests)"
+  kill -INT "$pid"
+  wait "$pid" 2>/dev/null || true
+  [[ -s "$out" ]] || die "callgrind wrote no profile"
+  printf 'requests: %s (the four-request mix, 4 connections)\n' "$requests"
+  printf '%-44s %14s\n' "per request" "instructions"
+  local name fn
+  while IFS='|' read -r name fn; do
+    printf '%-44s %14s\n' "$name" "$(per "$(inclusive "$fn" "$out")" "$requests")"
+  done <<'EOF'
+connection task (TLS, HTTP/1.1, handler)|hyper::proto::h1::dispatch::Dispatcher<D,Bs,I,T>::poll_catch
+admission handler|zoneguard::serve::routes::Webhook::admit::{{closure}}
+  decode the AdmissionReview|zoneguard::serve::review::parse
+  validate|zoneguard_core::admission::validate_full
+  mutate|zoneguard_core::admission::mutate
+  metrics and log line|zoneguard::serve::routes::Webhook::record
+EOF
+}
+
+case "$MODE" in
+  process) in_process ;;
+  server) server ;;
+  *) die "usage: scripts/instructions.sh [process|server]" ;;
+esac
