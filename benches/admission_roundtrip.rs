@@ -57,7 +57,7 @@ fn round_trip(rules: &RuleSet, body: &[u8], mutate: bool) -> Vec<u8> {
 }
 
 /// (label, body, mutate?, what the answer must contain).
-const CASES: [(&str, &str, bool, &str); 7] = [
+const CASES: [(&str, &str, bool, &str); 8] = [
     (
         "ingress-3-hosts/validate",
         include_str!("../bench/reviews/ingress-3hosts.json"),
@@ -75,6 +75,14 @@ const CASES: [(&str, &str, bool, &str); 7] = [
         include_str!("../bench/reviews/ingress-3hosts.json"),
         true,
         r#""patchType":"JSONPatch""#,
+    ),
+    (
+        // The same Ingress as the API server sends it once it exists: compact JSON, with
+        // managedFields of three field managers and a status (neither is decoded).
+        "ingress-managed-fields/validate",
+        include_str!("../bench/reviews/ingress-managed-fields.json"),
+        false,
+        r#""allowed":true"#,
     ),
     (
         "service-lb/mutate",

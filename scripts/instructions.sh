@@ -52,9 +52,9 @@ in_process() {
   bin="$(cd "$BENCH_ROOT" && cargo bench --bench admission_roundtrip --no-run 2>&1 |
     awk -F'[()]' '/Executable .*admission_roundtrip/ { print $2 }' | tail -1)"
   [[ -x "$bin" ]] || die "cannot find the admission_roundtrip bench binary"
-  printf '%-28s %14s\n' "request (decode-decide-encode)" "instructions"
+  printf '%-34s %14s\n' "request (decode-decide-encode)" "instructions"
   for case in ingress-3-hosts/validate ingress-denied/validate ingress-3-hosts/mutate \
-    service-lb/mutate serviceaccount/validate httproute/validate dnsendpoint/validate; do
+    ingress-managed-fields/validate service-lb/mutate serviceaccount/validate httproute/validate dnsendpoint/validate; do
     out="$W/${case//\//-}.out"
     valgrind --tool=callgrind --callgrind-out-file="$out" "$bin" --bench --profile-time 1 \
       "decode-decide-encode/$case\$" >/dev/null 2>&1 || die "callgrind failed on $case"
@@ -62,7 +62,7 @@ in_process() {
     callgrind_annotate --tree=caller "$out" >"$tree" 2>/dev/null
     total="$(inclusive admission_roundtrip::round_trip "$out")"
     calls="$(calls_from admission_roundtrip::round_trip zoneguard::serve::review::parse "$tree")"
-    printf '%-28s %14s\n' "$case" "$(per "${total:-0}" "${calls:-0}")"
+    printf '%-34s %14s\n' "$case" "$(per "${total:-0}" "${calls:-0}")"
   done
 }
 

@@ -10,6 +10,7 @@ pub mod error;
 pub mod listener;
 pub mod logging;
 pub mod metrics;
+mod object;
 pub mod probes;
 pub mod review;
 #[cfg(test)]

@@ -1,6 +1,10 @@
-//! Fuzz target: AdmissionReview decoding (src/serve/review.rs, compiled in: the zoneguard crate would
-//! bring the Kubernetes and AWS clients into every fuzz build). See ../checks.rs for what it asserts.
+//! Fuzz target: AdmissionReview decoding (src/serve/review.rs and object.rs, compiled in: the
+//! zoneguard crate would bring the Kubernetes and AWS clients into every fuzz build). See
+//! ../checks.rs for what it asserts.
 #![no_main]
+
+#[path = "../../src/serve/object.rs"]
+mod object;
 
 #[path = "../../src/serve/review.rs"]
 #[allow(dead_code)]

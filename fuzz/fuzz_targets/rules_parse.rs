@@ -1,6 +1,11 @@
 //! Fuzz target: Rules parsing and deciding with the parsed rules. See ../checks.rs for what it asserts.
 #![no_main]
 
+/// Unused by this target, as `review` below (which decodes objects with it).
+#[allow(dead_code)]
+#[path = "../../src/serve/object.rs"]
+mod object;
+
 /// Unused by this target; checks.rs names it.
 #[allow(dead_code)]
 #[path = "../../src/serve/review.rs"]

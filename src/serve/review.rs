@@ -79,9 +79,10 @@ pub struct Review {
     #[serde(default)]
     pub namespace: Option<String>,
     pub operation: String,
-    #[serde(default)]
+    /// Without `status` and `metadata.managedFields` (see `object.rs`).
+    #[serde(default, deserialize_with = "super::object::deserialize")]
     pub object: Option<Value>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::object::deserialize")]
     pub old_object: Option<Value>,
     #[serde(default)]
     pub dry_run: Option<bool>,
