@@ -3,7 +3,7 @@
 # proxy (no release downloads): kube-apiserver and kubectl (k8s.io/kubernetes),
 # etcd (go.etcd.io/etcd/server/v3) and helm (helm.sh/helm/v4); and copies the
 # CRDs the suite takes unmodified from Go modules (cert-manager's Certificate and
-# Issuer, Gateway API's GRPCRoute and TLSRoute) into the cache.
+# Issuer, Gateway API's Gateway, GRPCRoute, TLSRoute and experimental TCPRoute) into the cache.
 #
 # Binaries land in ${ZONEGUARD_TOOLS_DIR:-$HOME/.cache/zoneguard/tools/<k8s-version>}/bin,
 # CRDs in .../crds; both are reused when present, so a warm run takes well under a second.
@@ -194,17 +194,25 @@ module_file() {
 fetch_crds() {
   local cm="github.com/cert-manager/cert-manager@${CERT_MANAGER_VERSION}"
   local gw="sigs.k8s.io/gateway-api@${GATEWAY_API_VERSION}"
-  local version="$cm $gw"
+  # MODULE|PATH of every file copied; the stamp names them, so adding one refreshes the cache.
+  local files=(
+    "$cm|deploy/crds/cert-manager.io_certificates.yaml"
+    "$cm|deploy/crds/cert-manager.io_issuers.yaml"
+    "$gw|config/crd/standard/gateway.networking.k8s.io_gateways.yaml"
+    "$gw|config/crd/standard/gateway.networking.k8s.io_grpcroutes.yaml"
+    "$gw|config/crd/standard/gateway.networking.k8s.io_tlsroutes.yaml"
+    "$gw|config/crd/experimental/gateway.networking.k8s.io_tcproutes.yaml"
+  )
+  local version="${files[*]}" file
   if [[ -f "$CRD_DIR/.version" && "$(cat "$CRD_DIR/.version")" == "$version" ]]; then
     return 0
   fi
-  log "copying CRDs from the Go modules $version"
+  log "copying CRDs from the Go modules $cm $gw"
   rm -rf "$CRD_DIR"
   mkdir -p "$CRD_DIR"
-  module_file "$cm" deploy/crds/cert-manager.io_certificates.yaml
-  module_file "$cm" deploy/crds/cert-manager.io_issuers.yaml
-  module_file "$gw" config/crd/standard/gateway.networking.k8s.io_grpcroutes.yaml
-  module_file "$gw" config/crd/standard/gateway.networking.k8s.io_tlsroutes.yaml
+  for file in "${files[@]}"; do
+    module_file "${file%%|*}" "${file#*|}"
+  done
   printf '%s\n' "$version" >"$CRD_DIR/.version"
 }
 

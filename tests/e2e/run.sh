@@ -166,7 +166,8 @@ quiet kc apply --server-side -f "$E2E/crds/" -f "$MODULE_CRDS/" ||
   die "installing the CRDs failed (see $LOGS/setup.log)"
 quiet kc wait --for condition=Established --timeout 60s \
   crd/httproutes.gateway.networking.k8s.io crd/grpcroutes.gateway.networking.k8s.io \
-  crd/tlsroutes.gateway.networking.k8s.io crd/dnsendpoints.externaldns.k8s.io \
+  crd/tlsroutes.gateway.networking.k8s.io crd/gateways.gateway.networking.k8s.io \
+  crd/tcproutes.gateway.networking.k8s.io crd/dnsendpoints.externaldns.k8s.io \
   crd/certificates.cert-manager.io crd/issuers.cert-manager.io || die "CRDs not established"
 # The namespace first: a server-side dry run does not create it for the
 # namespaced objects that follow.
@@ -393,6 +394,36 @@ spec:
         - {name: web, port: 443}
 EOF
 }
+gateway() { # gateway NAMESPACE NAME HOST: a Gateway with one HTTP listener for HOST
+  cat <<EOF
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata:
+  name: $2
+  namespace: $1
+spec:
+  gatewayClassName: public
+  listeners:
+    - {name: http, protocol: HTTP, port: 80, hostname: "$3"}
+EOF
+}
+tcproute() { # tcproute NAMESPACE NAME HOST: a TCPRoute (it has no hostnames) with HOST in the hostname annotation
+  cat <<EOF
+apiVersion: gateway.networking.k8s.io/v1alpha2
+kind: TCPRoute
+metadata:
+  name: $2
+  namespace: $1
+  annotations:
+    external-dns.alpha.kubernetes.io/hostname: "$3"
+spec:
+  parentRefs:
+    - name: public
+  rules:
+    - backendRefs:
+        - {name: db, port: 5432}
+EOF
+}
 dnsendpoint() { # dnsendpoint NAMESPACE NAME DNSNAME
   cat <<EOF
 apiVersion: externaldns.k8s.io/v1alpha1
@@ -524,6 +555,15 @@ for kind in HTTPRoute GRPCRoute TLSRoute; do
   check "$kind outside the filters rejected" fail "$DENIED" "route.example.net" "spec.hostnames[0]" -- \
     apply < <(route "$kind" default route2 route.example.net)
 done
+check "Gateway listener inside the filters admitted" ok "gateway.gateway.networking.k8s.io/gw created" -- \
+  apply < <(gateway default gw gw.example.com)
+check "Gateway listener outside the filters rejected" fail "$DENIED" "gw.example.net" \
+  "spec.listeners[0].hostname" -- apply < <(gateway default gw2 gw.example.net)
+check "TCPRoute hostname annotation inside the filters admitted" ok \
+  "tcproute.gateway.networking.k8s.io/tcp created" -- apply < <(tcproute default tcp tcp.example.com)
+check "TCPRoute hostname annotation outside the filters rejected" fail "$DENIED" "tcp.example.net" \
+  'metadata.annotations["external-dns.alpha.kubernetes.io/hostname"]' -- \
+  apply < <(tcproute default tcp2 tcp.example.net)
 check "DNSEndpoint inside the filters admitted" ok "dnsendpoint.externaldns.k8s.io/ep created" -- \
   apply < <(dnsendpoint default ep ep.example.com)
 check "DNSEndpoint outside the filters rejected" fail "$DENIED" "ep.example.net" -- \

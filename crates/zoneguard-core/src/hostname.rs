@@ -33,8 +33,13 @@ fn plain_valid(name: &str) -> bool {
                 .all(|b| b.is_ascii_alphanumeric() || *b == b'-')
             && bytes[0] != b'-'
             && bytes[bytes.len() - 1] != b'-'
-            && !(bytes.len() > 4 && bytes[..4].eq_ignore_ascii_case(b"xn--"))
+            && !is_ace(bytes)
     })
+}
+
+/// An IDN label in its ASCII (Punycode) form, which only the full checks convert.
+fn is_ace(label: &[u8]) -> bool {
+    label.len() > 4 && label[..4].eq_ignore_ascii_case(b"xn--")
 }
 
 fn explain_syntax(name: &str) -> Option<String> {
@@ -95,11 +100,7 @@ fn label_problem(index: usize, label: &str) -> Option<String> {
 
 /// UTS-46 ASCII form of a name (labels already ASCII stay as they are, lower-cased).
 pub fn to_ascii(name: &str) -> Result<String, String> {
-    if name.is_ascii()
-        && !name
-            .split('.')
-            .any(|l| l.len() > 4 && l[..4].eq_ignore_ascii_case("xn--"))
-    {
+    if name.is_ascii() && !name.split('.').any(|l| is_ace(l.as_bytes())) {
         return Ok(name.to_ascii_lowercase());
     }
     let labels: Result<Vec<String>, String> = name
@@ -153,8 +154,7 @@ fn txt_surely_fits(name: &str, registry: &TxtRegistry) -> bool {
         first.len()
     };
     let affixes = registry.prefix.len() + LONGEST_TYPE.len() + 1 + registry.suffix.len();
-    let no_ace = |l: &[u8]| !(l.len() > 4 && l[..4].eq_ignore_ascii_case(b"xn--"));
-    affixes + first_len <= 63 && no_ace(first) && labels.all(|l| l.len() <= 63 && no_ace(l))
+    affixes + first_len <= 63 && !is_ace(first) && labels.all(|l| l.len() <= 63 && !is_ace(l))
 }
 
 /// external-dns's `toTXTName` for the longest record type.
