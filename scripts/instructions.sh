@@ -6,8 +6,8 @@
 #   scripts/instructions.sh            # in process: decode -> decide -> encode, per request kind
 #   scripts/instructions.sh server     # the whole server under the wrk mix of scripts/bench.sh
 #
-# In process, each case of `cargo bench --bench admission_roundtrip` (bench/reviews/, the bench
-# rules) runs for 1 s under callgrind; the figure is the instructions of one round trip (the
+# In process, each decode-decide-encode case of `cargo bench --bench admission_roundtrip`
+# (bench/reviews/, the bench rules) runs for 1 s under callgrind; the figure is the instructions of one round trip (the
 # bench's `round_trip` function, inclusive, divided by its calls).
 # Server: `zoneguard serve` (release, bench rules) runs under callgrind while wrk drives the
 # four-request mix of scripts/bench.sh with 4 connections; the figures are per request: the
@@ -53,8 +53,10 @@ in_process() {
     awk -F'[()]' '/Executable .*admission_roundtrip/ { print $2 }' | tail -1)"
   [[ -x "$bin" ]] || die "cannot find the admission_roundtrip bench binary"
   printf '%-34s %14s\n' "request (decode-decide-encode)" "instructions"
-  for case in ingress-3-hosts/validate ingress-denied/validate ingress-3-hosts/mutate \
-    ingress-managed-fields/validate service-lb/mutate serviceaccount/validate httproute/validate dnsendpoint/validate; do
+  local cases
+  cases="$("$bin" --bench --list 2>/dev/null | sed -n 's|^admission_roundtrip/decode-decide-encode/\(.*\): benchmark$|\1|p')"
+  [[ -n "$cases" ]] || die "the bench listed no decode-decide-encode case"
+  for case in $cases; do
     out="$W/${case//\//-}.out"
     valgrind --tool=callgrind --callgrind-out-file="$out" "$bin" --bench --profile-time 1 \
       "decode-decide-encode/$case\$" >/dev/null 2>&1 || die "callgrind failed on $case"

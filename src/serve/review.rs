@@ -30,30 +30,18 @@ pub enum ReviewError {
     UnknownOperation(String),
 }
 
-/// The outer object, decoded in one pass: what almost every request is.
+/// The outer object. `R` is [`Review`] for the one-pass decode, or a borrowed `RawValue` that
+/// only delimits `request` (no allocation), so that a body that is not a valid review is refused
+/// for the first thing wrong with it: `kind` and `apiVersion` before anything inside `request`.
 #[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Envelope<'a> {
+#[serde(rename_all = "camelCase", bound(deserialize = "R: Deserialize<'de>"))]
+struct Envelope<'a, R> {
     #[serde(default, borrow)]
     api_version: Option<Cow<'a, str>>,
     #[serde(default, borrow)]
     kind: Option<Cow<'a, str>>,
     #[serde(default)]
-    request: Option<Review>,
-}
-
-/// The outer object with `request` only delimited (no allocation), so that a body that is not a
-/// valid review is refused for the first thing wrong with it: `kind` and `apiVersion` before
-/// anything inside `request`.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Delimited<'a> {
-    #[serde(default, borrow)]
-    api_version: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
-    kind: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
-    request: Option<&'a RawValue>,
+    request: Option<R>,
 }
 
 #[derive(Debug, Deserialize, Default)]
@@ -109,7 +97,7 @@ fn short(err: &serde_json::Error) -> String {
 pub fn parse(body: &[u8]) -> Result<Review, ReviewError> {
     // UTF-8 checked once for the whole body, not string by string.
     let text = std::str::from_utf8(body).ok();
-    let Some(envelope) = text.and_then(|t| serde_json::from_str::<Envelope>(t).ok()) else {
+    let Some(envelope) = text.and_then(|t| serde_json::from_str::<Envelope<Review>>(t).ok()) else {
         return diagnose(body);
     };
     check_type(envelope.kind, envelope.api_version)?;
@@ -120,7 +108,7 @@ pub fn parse(body: &[u8]) -> Result<Review, ReviewError> {
 
 /// The two-step decode: the envelope, its `kind` and `apiVersion`, then the request.
 pub(super) fn diagnose(body: &[u8]) -> Result<Review, ReviewError> {
-    let envelope: Delimited =
+    let envelope: Envelope<&RawValue> =
         serde_json::from_slice(body).map_err(|e| ReviewError::Json(short(&e)))?;
     check_type(envelope.kind, envelope.api_version)?;
     let request = envelope

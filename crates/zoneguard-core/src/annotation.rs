@@ -1,7 +1,7 @@
 //! external-dns annotations: prefixes, hostname lists, TTLs and hostname-source values.
 
 use crate::rules::RuleSet;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// The prefixes external-dns reads by default: ≥ v0.22.0, and older versions / Helm values.
 pub const STANDARD_PREFIXES: [&str; 2] = [
@@ -17,13 +17,14 @@ pub fn prefixes(rules: &RuleSet) -> Vec<&str> {
     }
 }
 
+/// `metadata.annotations`, when it is a mapping.
+pub fn map(object: &Value) -> Option<&Map<String, Value>> {
+    crate::path::at(object, &["metadata", "annotations"])?.as_object()
+}
+
 /// `metadata.annotations[key]` as a string.
 pub fn get<'a>(object: &'a Value, key: &str) -> Option<&'a str> {
-    object
-        .get("metadata")?
-        .get("annotations")?
-        .get(key)?
-        .as_str()
+    map(object)?.get(key)?.as_str()
 }
 
 /// The field path of an annotation.

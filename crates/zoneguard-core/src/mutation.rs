@@ -1,5 +1,6 @@
 //! The patch plan (SPEC §3): annotations that inject rules add when an object lacks them.
 
+use crate::annotation;
 use crate::rules::{InjectRule, RuleSet};
 use serde_json::{json, Map, Value};
 
@@ -60,7 +61,7 @@ pub fn plan(
     name: &str,
     object: &Value,
 ) -> Vec<Injection> {
-    let existing = crate::path::at(object, &["metadata", "annotations"]).and_then(Value::as_object);
+    let existing = annotation::map(object);
     let mut out: Vec<Injection> = Vec::new();
     for rule in rules
         .inject
@@ -93,8 +94,7 @@ pub fn to_patch(object: &Value, injections: &[Injection]) -> Vec<Value> {
     if injections.is_empty() {
         return Vec::new();
     }
-    let annotations = crate::path::at(object, &["metadata", "annotations"]);
-    if annotations.is_some_and(Value::is_object) {
+    if annotation::map(object).is_some() {
         return injections
             .iter()
             .map(|i| json!({"op": "add", "path": format!("/metadata/annotations/{}", escape(&i.key)), "value": i.value}))
@@ -114,10 +114,7 @@ pub fn to_patch(object: &Value, injections: &[Injection]) -> Vec<Value> {
 /// The object's annotations with the injections added, in an object that holds nothing else:
 /// all the rules read to judge an injected value (its hostname, TTL or source annotation).
 pub fn annotations_after(object: &Value, injections: &[Injection]) -> Value {
-    let mut annotations = crate::path::at(object, &["metadata", "annotations"])
-        .and_then(Value::as_object)
-        .cloned()
-        .unwrap_or_default();
+    let mut annotations = annotation::map(object).cloned().unwrap_or_default();
     for i in injections {
         annotations.insert(i.key.clone(), Value::String(i.value.clone()));
     }

@@ -128,14 +128,9 @@ pub fn extract(rules: &RuleSet, kind: Kind, object: &Value) -> Extracted {
 }
 
 fn items<'a>(object: &'a Value, path: &[&str]) -> &'a [Value] {
-    let mut v = object;
-    for key in path {
-        match v.get(key) {
-            Some(next) => v = next,
-            None => return &[],
-        }
-    }
-    v.as_array().map_or(&[], Vec::as_slice)
+    crate::path::at(object, path)
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice)
 }
 
 /// `<list>[i].<key>` strings, e.g. `spec.listeners[0].hostname`.
@@ -278,11 +273,7 @@ fn foreign_prefix_warnings(rules: &RuleSet, kind: Kind, object: &Value, out: &mu
     if kind == Kind::ServiceAccount {
         return;
     }
-    let Some(annotations) = object
-        .get("metadata")
-        .and_then(|m| m.get("annotations"))
-        .and_then(Value::as_object)
-    else {
+    let Some(annotations) = annotation::map(object) else {
         return;
     };
     for key in annotations.keys() {
