@@ -14,7 +14,8 @@
 # 5. drives both with wrk (bench/wrk-mix.lua: Ingress with 3 hosts -> /validate, LoadBalancer
 #    Service -> /mutate, ServiceAccount with a trust policy -> /validate, a denied Ingress ->
 #    /validate, round robin) at the same concurrency, same TLS version and certificate:
-#    first at full speed, then both paced at half of zoneguard's maximum rate;
+#    first at full speed, then both at a constant rate of half of zoneguard's maximum (sends
+#    on an even schedule, BENCH_RATE in bench/wrk-mix.lua);
 # 6. prints requests/s, p50/p99/p99.9, CPU seconds per 10 000 requests (utime+stime from
 #    /proc/<pid>/stat, all nginx processes summed), peak RSS (VmHWM; nginx master + workers
 #    summed), and the ratios zoneguard/nginx.
@@ -126,14 +127,15 @@ NGINX_TLS="$(tls_of "$NGINX_PORT")"
 [[ "$ZG_TLS" == "$NGINX_TLS" ]] || say "WARNING: TLS differs: zoneguard $ZG_TLS, nginx $NGINX_TLS"
 
 # --------------------------------------------------------------------- load ----
-# load PORT DURATION DELAY_MS PIDS...: one wrk run; sets R_* from its RESULT line and the
-# CPU the PIDS used during it.
+# load PORT DURATION RATE PIDS...: one wrk run (RATE: requests/s in all, empty for full speed);
+# sets R_* from its RESULT line and the CPU the PIDS used during it.
 load() {
-  local port="$1" duration="$2" delay="$3" out before after line
+  local port="$1" duration="$2" rate="$3" out before after line
   shift 3
   out="$W/wrk-$port-$RANDOM.out"
   before="$(cpu_ticks "$@")"
-  BENCH_REVIEWS="$BENCH_DIR/reviews" BENCH_DELAY_MS="$delay" \
+  [[ -z "$rate" ]] || rate="$(awk -v r="$rate" -v t="$WRK_THREADS" 'BEGIN { print r / t }')"
+  BENCH_REVIEWS="$BENCH_DIR/reviews" BENCH_RATE="$rate" \
     "${WRK_PIN[@]}" wrk -t"$WRK_THREADS" -c"$CONC" -d"${duration}s" --timeout 5s \
     -s "$BENCH_DIR/wrk-mix.lua" "https://127.0.0.1:$port" >"$out" 2>&1 || { cat "$out" >&2; die "wrk failed"; }
   after="$(cpu_ticks "$@")"
@@ -143,18 +145,19 @@ load() {
   R_P50="$(result_field "$line" p50_us)"
   R_P99="$(result_field "$line" p99_us)"
   R_P999="$(result_field "$line" p999_us)"
+  R_LATE="$(result_field "$line" late_sends)"
   R_ERR=$(($(result_field "$line" connect_errors) + $(result_field "$line" read_errors) + \
     $(result_field "$line" write_errors) + $(result_field "$line" timeouts) + $(result_field "$line" non2xx)))
   R_RPS="$(awk -v n="$R_REQS" -v d="$R_DUR" 'BEGIN { printf "%.0f", n / (d / 1e6) }')"
   R_CPU10K="$(awk -v t=$((after - before)) -v hz="$CLK_TCK" -v n="$R_REQS" 'BEGIN { printf "%.3f", (n ? t / hz / n * 10000 : 0) }')"
 }
 
-# measure NAME PORT DELAY_MS PIDS...: warm-up, then the measured run into NAME_* variables.
+# measure NAME PORT RATE PIDS...: warm-up, then the measured run into NAME_* variables.
 measure() {
-  local name="$1" port="$2" delay="$3"
+  local name="$1" port="$2" rate="$3"
   shift 3
-  load "$port" "$WARMUP" "$delay" "$@"
-  load "$port" "$DURATION" "$delay" "$@"
+  load "$port" "$WARMUP" "$rate" "$@"
+  load "$port" "$DURATION" "$rate" "$@"
   printf -v "${name}_REQS" '%s' "$R_REQS"
   printf -v "${name}_RPS" '%s' "$R_RPS"
   printf -v "${name}_P50" '%s' "$R_P50"
@@ -162,6 +165,7 @@ measure() {
   printf -v "${name}_P999" '%s' "$R_P999"
   printf -v "${name}_ERR" '%s' "$R_ERR"
   printf -v "${name}_CPU10K" '%s' "$R_CPU10K"
+  [[ -z "$rate" ]] || printf -v "${name}_LATE" '%s' "$R_LATE"
 }
 
 say "saturation: wrk -t$WRK_THREADS -c$CONC, ${WARMUP}s warm-up + ${DURATION}s each (pinned: $PIN)"
@@ -169,16 +173,12 @@ mapfile -t NG_PIDS < <(nginx_pids)
 measure NG "$NGINX_PORT" "" "${NG_PIDS[@]}"
 measure ZG "$ZG_PORT" "" "$ZG_PID"
 
-# Paced: each connection waits DELAY ms before each request. One calibration run finds the
-# delay for half of zoneguard's maximum rate (rate = connections / (delay + latency)).
+# Paced: a constant offered rate of half of zoneguard's maximum, sends on an even schedule
+# (whichever connection is free takes the next send slot), the same for both servers.
 TARGET="$(awk -v r="$ZG_RPS" 'BEGIN { printf "%.0f", r / 2 }')"
-D0="$(awk -v c="$CONC" -v t="$TARGET" 'BEGIN { d = int(c * 1000 / t); print (d < 1 ? 1 : d) }')"
-load "$ZG_PORT" 3 "$D0" "$ZG_PID"
-DELAY="$(awk -v c="$CONC" -v t="$TARGET" -v d="$D0" -v r="$R_RPS" 'BEGIN {
-  lat = c * 1000 / r - d; x = c * 1000 / t - lat; x = int(x + 0.5); print (x < 0 ? 0 : x) }')"
-say "paced at half of zoneguard's maximum (target $TARGET req/s): delay ${DELAY} ms per request per connection"
-measure ZGP "$ZG_PORT" "$DELAY" "$ZG_PID"
-measure NGP "$NGINX_PORT" "$DELAY" "${NG_PIDS[@]}"
+say "paced at half of zoneguard's maximum: $TARGET requests/s on an even schedule"
+measure ZGP "$ZG_PORT" "$TARGET" "$ZG_PID"
+measure NGP "$NGINX_PORT" "$TARGET" "${NG_PIDS[@]}"
 
 ZG_HWM="$(status_kib VmHWM "$ZG_PID")"
 NG_HWM="$(status_kib VmHWM "${NG_PIDS[@]}")"
@@ -201,7 +201,7 @@ echo
 block() {
   local title="$1" zg="$2" ng="$3" field
   row "$title" zoneguard nginx zoneguard/nginx
-  for field in RPS P50 P99 P999 CPU10K HWM ERR; do
+  for field in RPS P50 P99 P999 CPU10K HWM LATE ERR; do
     local z="${zg}_$field" n="${ng}_$field"
     [[ -n "${!z:-}" ]] || continue
     case "$field" in
@@ -210,6 +210,7 @@ block() {
       P999) row "p99.9 ms" "$(ms "${!z}")" "$(ms "${!n}")" "$(ratio "${!z}" "${!n}")" ;;
       CPU10K) row "CPU s / 10 000 requests" "${!z}" "${!n}" "$(ratio "${!z}" "${!n}")" ;;
       HWM) row "peak RSS MiB (VmHWM)" "$(mib "${!z}")" "$(mib "${!n}")" "$(ratio "${!z}" "${!n}")" ;;
+      LATE) row "sends > 1 ms behind schedule" "${!z}" "${!n}" "" ;;
       ERR) row "failed requests" "${!z}" "${!n}" "" ;;
     esac
   done
@@ -222,11 +223,9 @@ verdict() { if awk "BEGIN { exit !($1) }"; then echo met; else echo "NOT met"; f
 echo "targets (reported, not asserted):"
 echo "  throughput >= 0.8x nginx at c=$CONC: $(ratio "$ZG_RPS" "$NG_RPS")x — $(verdict "$ZG_RPS >= 0.8 * $NG_RPS")"
 echo "  p99 < 2 ms at half the maximum rate: $(ms "$ZGP_P99") ms — $(verdict "$ZGP_P99 < 2000")"
-# wrk's fixed per-connection delay keeps the connections in step, so the paced load arrives in
-# bursts of up to CONC requests and one core serves a burst one request after the other.
-burst() { awk -v c="$CONC" -v cpu="$1" 'BEGIN { printf "%.2f", c * cpu / 10 }'; }
-echo "    paced requests come in bursts of up to $CONC (wrk's fixed delay keeps the connections in step);"
-echo "    $CONC x CPU per request at saturation: zoneguard $(burst "$ZG_CPU10K") ms, nginx $(burst "$NG_CPU10K") ms"
+# The paced run's CPU use: the share of its one core the server was busy.
+busy() { awk -v r="$1" -v cpu="$2" 'BEGIN { printf "%.0f", r * cpu / 100 }'; }
+echo "    server busy in the paced run: zoneguard $(busy "$ZGP_RPS" "$ZGP_CPU10K") %, nginx $(busy "$NGP_RPS" "$NGP_CPU10K") % of a core"
 echo "  RSS < 50 MiB under load: $(mib "$ZG_HWM") MiB — $(verdict "$ZG_HWM < 51200")"
 echo "  start to ready < 200 ms: ${READY_MEDIAN_MS} ms — $(verdict "$READY_MEDIAN_MS < 200")"
 [[ $((ZG_ERR + NG_ERR + ZGP_ERR + NGP_ERR)) -eq 0 ]] || { say "some requests failed"; exit 1; }

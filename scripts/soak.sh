@@ -8,8 +8,7 @@
 # zoneguard serve runs in release mode with the bench rules (bench/gen-rules.sh 50 20 200 3)
 # and its serving certificate in a directory laid out as a Kubernetes Secret volume
 # (tls.crt -> ..data/tls.crt, ..data -> ..<timestamp>). wrk drives the four-request mix of
-# bench/wrk-mix.lua at a paced rate (each connection waits SOAK_DELAY_MS before each
-# request), in back-to-back runs of SOAK_INTERVAL seconds. Halfway through each run the rules
+# bench/wrk-mix.lua at a fixed rate (SOAK_RATE requests/s on an even schedule), in back-to-back runs of SOAK_INTERVAL seconds. Halfway through each run the rules
 # file is replaced (rename) by one with another salt, and a new certificate is swapped in
 # (..data symlink swap, as the kubelet does). After each run it checks that the rules generation
 # went up and that a new connection is served the new certificate (curl --cacert <new cert>).
@@ -18,7 +17,7 @@
 # not take.
 #
 # Environment: ZONEGUARD_BIN, SOAK_DURATION (s, default 600), SOAK_INTERVAL (s, default 60),
-# SOAK_CONNECTIONS (default 8), SOAK_DELAY_MS (default 8: about 1 000 requests/s), BENCH_KEEP=1.
+# SOAK_CONNECTIONS (default 8), SOAK_RATE (requests/s, default 1000), BENCH_KEEP=1.
 # Traffic stays on 127.0.0.1; every process is stopped on exit.
 set -euo pipefail
 
@@ -28,7 +27,7 @@ source "$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/bench/lib.sh"
 DURATION="${SOAK_DURATION:-600}"
 INTERVAL="${SOAK_INTERVAL:-60}"
 CONNS="${SOAK_CONNECTIONS:-8}"
-DELAY="${SOAK_DELAY_MS:-8}"
+RATE="${SOAK_RATE:-1000}"
 need wrk openssl curl awk
 [[ $INTERVAL -ge 4 ]] || die "SOAK_INTERVAL must be at least 4 seconds"
 ROUNDS=$(((DURATION + INTERVAL - 1) / INTERVAL))
@@ -73,12 +72,12 @@ metric() { # NAME-AND-LABELS: the value of one sample on /metrics (0 when absent
 mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
 ms() { awk -v u="$1" 'BEGIN { printf "%.2f", u / 1000 }'; }
 
-say "$ROUNDS x ${INTERVAL}s, $CONNS connections, ${DELAY} ms pause per request; reload + rotation every ${INTERVAL}s"
+say "$ROUNDS x ${INTERVAL}s, $CONNS connections, $RATE requests/s; reload + rotation every ${INTERVAL}s"
 printf '%-5s %9s %8s %8s %8s %8s %7s %8s %5s %12s\n' round requests "req/s" "p50 ms" "p99 ms" "p99.9 ms" failed "RSS MiB" gen "cert reloads"
 TOTAL=0 FAILED=0 PROBLEMS=0 RSS_FIRST=""
 for ((round = 1; round <= ROUNDS; round++)); do
   gen_before="$(metric zoneguard_rules_generation)"
-  BENCH_REVIEWS="$BENCH_DIR/reviews" BENCH_DELAY_MS="$DELAY" \
+  BENCH_REVIEWS="$BENCH_DIR/reviews" BENCH_RATE="$RATE" \
     bg_start "$W/wrk-$round.out" wrk -t1 -c"$CONNS" -d"${INTERVAL}s" --timeout 5s \
     -s "$BENCH_DIR/wrk-mix.lua" "https://127.0.0.1:$PORT"
   wrk_pid=$BG_PID

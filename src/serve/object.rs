@@ -1,21 +1,17 @@
-//! The object of a review as the checks read it: decoded into a `Value` without `status` and
-//! `metadata.managedFields`, which no check reads. The API server sends both with every object,
-//! and `managedFields` (one entry per field manager, listing every field it set) is often
-//! larger than the rest of the object.
+//! The object of a review as the checks read it: decoded into a `Value` that holds only the
+//! fields the checks read (`zoneguard_core::fields::READ`). The rest (`status`,
+//! `metadata.managedFields`, an Ingress's `spec.rules[].http`, a Service's ports...) is skipped
+//! over without building values for it.
 
-use serde::de::value::SeqAccessDeserializer;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 use std::fmt;
+use zoneguard_core::fields::{Fields, READ};
 
-/// Top-level fields left out of the object.
-const SKIPPED: &[&str] = &["status"];
-/// `metadata` fields left out of the object.
-const SKIPPED_IN_METADATA: &[&str] = &["managedFields"];
-
-/// `#[serde(deserialize_with)]` for `object` and `oldObject`: `null` or absent is `None`; an
-/// object loses the skipped fields; any other JSON value is kept as it is.
+/// `#[serde(deserialize_with)]` for `object` and `oldObject`: `null` or absent is `None`; any
+/// other JSON value is kept with the fields the checks read.
 pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
     deserializer.deserialize_option(Optional)
 }
@@ -38,34 +34,23 @@ impl<'de> Visitor<'de> for Optional {
     }
 
     fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
-        Pruned::OBJECT.deserialize(deserializer).map(Some)
+        Pruned(&READ).deserialize(deserializer).map(Some)
     }
 }
 
-/// A JSON value whose object form leaves out `skip`, and prunes `metadata` in turn when
-/// `metadata` is set.
+/// A JSON value decoded with what `Fields` reads of it (`Fields::prune`, without building
+/// what is left out first).
 #[derive(Clone, Copy)]
-struct Pruned {
-    skip: &'static [&'static str],
-    metadata: bool,
-}
-
-impl Pruned {
-    const OBJECT: Pruned = Pruned {
-        skip: SKIPPED,
-        metadata: true,
-    };
-    const METADATA: Pruned = Pruned {
-        skip: SKIPPED_IN_METADATA,
-        metadata: false,
-    };
-}
+struct Pruned(&'static Fields);
 
 impl<'de> DeserializeSeed<'de> for Pruned {
     type Value = Value;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
-        deserializer.deserialize_any(self)
+        match self.0 {
+            Fields::Whole => Value::deserialize(deserializer),
+            Fields::Only(_) => deserializer.deserialize_any(self),
+        }
     }
 }
 
@@ -78,23 +63,28 @@ impl<'de> Visitor<'de> for Pruned {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut out = Map::new();
-        while let Some(key) = map.next_key::<String>()? {
-            if self.skip.contains(&key.as_str()) {
-                map.next_value::<IgnoredAny>()?;
-            } else if self.metadata && key == "metadata" {
-                out.insert(key, map.next_value_seed(Pruned::METADATA)?);
-            } else {
-                out.insert(key, map.next_value::<Value>()?);
+        while let Some(key) = map.next_key_seed(Key)? {
+            match self.0.below(&key) {
+                Some(fields) => {
+                    out.insert(key.into_owned(), map.next_value_seed(Pruned(fields))?);
+                }
+                None => {
+                    map.next_value::<IgnoredAny>()?;
+                }
             }
         }
         Ok(Value::Object(out))
     }
 
-    // Everything else is decoded exactly as `Value` decodes it.
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Value, A::Error> {
-        Value::deserialize(SeqAccessDeserializer::new(seq))
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(item) = seq.next_element_seed(self)? {
+            items.push(item);
+        }
+        Ok(Value::Array(items))
     }
 
+    // Everything else is decoded exactly as `Value` decodes it.
     fn visit_bool<E: de::Error>(self, v: bool) -> Result<Value, E> {
         Ok(Value::Bool(v))
     }
@@ -132,6 +122,38 @@ impl<'de> Visitor<'de> for Pruned {
     }
 }
 
+/// An object key, borrowed from the JSON text when it has no escapes: a key that is skipped
+/// costs no allocation.
+struct Key;
+
+impl<'de> DeserializeSeed<'de> for Key {
+    type Value = Cow<'de, str>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Key {
+    type Value = Cow<'de, str>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an object key")
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Cow::Borrowed(v))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(v.to_owned()))
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(v))
+    }
+}
+
 /// `value`'s JSON text decoded as a review's `object` is.
 #[cfg(test)]
 fn pruned(value: &Value) -> Option<Value> {
@@ -146,31 +168,32 @@ mod tests {
     use proptest::prelude::*;
     use serde_json::json;
 
-    /// The object with the skipped fields removed by hand.
-    fn without_skipped(value: &Value) -> Value {
-        let mut value = value.clone();
-        if let Some(object) = value.as_object_mut() {
-            object.remove("status");
-            if let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
-                meta.remove("managedFields");
-            }
-        }
-        value
-    }
-
     #[test]
-    fn status_and_managed_fields_are_left_out_and_nothing_else() {
+    fn an_object_keeps_the_read_fields_and_nothing_else() {
         let object = json!({
             "apiVersion": "v1", "kind": "Service",
             "metadata": {"name": "a", "annotations": {"status": "kept"},
                          "managedFields": [{"manager": "kubectl", "fieldsV1": {"f:spec": {}}}]},
-            "spec": {"type": "LoadBalancer", "status": "kept", "managedFields": "kept"},
+            "spec": {"type": "LoadBalancer", "ports": [{"port": 80}], "status": "dropped"},
             "status": {"loadBalancer": {}},
         });
-        assert_eq!(pruned(&object), Some(without_skipped(&object)));
+        let want = json!({
+            "apiVersion": "v1", "kind": "Service",
+            "metadata": {"name": "a", "annotations": {"status": "kept"}},
+            "spec": {"type": "LoadBalancer"},
+        });
+        assert_eq!(pruned(&object), Some(want));
         assert_eq!(pruned(&Value::Null), None);
         let odd = json!({"metadata": "not an object", "status": 1});
         assert_eq!(pruned(&odd), Some(json!({"metadata": "not an object"})));
+    }
+
+    #[test]
+    fn a_key_written_with_escapes_is_read_as_its_text() {
+        let text = r#"{"sp\u0065c": {"type": "LoadBalancer", "p\u006frts": []}, "x\"y": 1}"#;
+        let mut de = serde_json::Deserializer::from_str(text);
+        let got = deserialize(&mut de).expect("decodes");
+        assert_eq!(got, Some(json!({"spec": {"type": "LoadBalancer"}})));
     }
 
     fn any_json() -> impl Strategy<Value = Value> {
@@ -179,20 +202,28 @@ mod tests {
             any::<bool>().prop_map(Value::Bool),
             any::<i64>().prop_map(Value::from),
             any::<f64>().prop_map(Value::from),
-            prop_oneof![
-                Just("status".to_string()),
-                Just("metadata".into()),
-                Just("managedFields".into()),
-                ".{0,8}"
-            ]
-            .prop_map(Value::String),
+            ".{0,8}".prop_map(Value::String),
         ];
-        leaf.prop_recursive(4, 48, 6, |inner| {
+        leaf.prop_recursive(5, 64, 6, |inner| {
+            // Keys the read fields name, at any depth, and others.
             let key = prop_oneof![
-                Just("status".to_string()),
-                Just("metadata".to_string()),
-                Just("managedFields".to_string()),
-                "[a-z]{0,6}",
+                prop::sample::select(vec![
+                    "metadata",
+                    "spec",
+                    "status",
+                    "annotations",
+                    "managedFields",
+                    "rules",
+                    "host",
+                    "http",
+                    "tls",
+                    "hosts",
+                    "data",
+                    "listeners",
+                    "hostname",
+                ])
+                .prop_map(str::to_string),
+                ".{0,6}",
             ];
             prop_oneof![
                 prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
@@ -204,12 +235,12 @@ mod tests {
 
     proptest! {
         #[test]
-        fn any_value_decodes_as_value_does_less_the_skipped_fields(value in any_json()) {
+        fn any_value_decodes_as_its_read_fields(value in any_json()) {
             // Against `Value` decoded from the same text (serde_json may round a float's last
             // digit when it parses it, the same way on both paths).
             let text = serde_json::to_string(&value).expect("serializes");
             let reference: Value = serde_json::from_str(&text).expect("decodes");
-            let want = (!reference.is_null()).then(|| without_skipped(&reference));
+            let want = (!reference.is_null()).then(|| READ.prune(&reference));
             prop_assert_eq!(pruned(&value), want);
         }
     }
