@@ -10,11 +10,12 @@ pub const STANDARD_PREFIXES: [&str; 2] = [
 ];
 
 /// The prefixes whose annotations count under these rules (SPEC §2.1).
-pub fn prefixes(rules: &RuleSet) -> Vec<&str> {
-    match &rules.annotation_prefix {
-        Some(p) => vec![p.as_str()],
-        None => STANDARD_PREFIXES.to_vec(),
-    }
+pub fn prefixes(rules: &RuleSet) -> impl Iterator<Item = &str> {
+    let configured = rules.annotation_prefix.as_deref();
+    let standard = STANDARD_PREFIXES.iter().copied();
+    configured
+        .into_iter()
+        .chain(standard.filter(move |_| configured.is_none()))
 }
 
 /// `metadata.annotations`, when it is a mapping.
@@ -25,6 +26,14 @@ pub fn map(object: &Value) -> Option<&Map<String, Value>> {
 /// `metadata.annotations[key]` as a string.
 pub fn get<'a>(object: &'a Value, key: &str) -> Option<&'a str> {
     map(object)?.get(key)?.as_str()
+}
+
+/// `metadata.annotations["<prefix><name>"]` as a string, found without building the key.
+pub fn get_prefixed<'a>(object: &'a Value, prefix: &str, name: &str) -> Option<&'a str> {
+    let (_, value) = map(object)?
+        .iter()
+        .find(|(key, _)| key.strip_prefix(prefix) == Some(name))?;
+    value.as_str()
 }
 
 /// The field path of an annotation.
@@ -186,6 +195,35 @@ impl HostnameSource {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_annotation_is_found_by_prefix_and_name_as_a_string() {
+        let object = serde_json::json!({"metadata": {"annotations": {
+            "external-dns.alpha.kubernetes.io/hostname": "a.example.com",
+            "external-dns.alpha.kubernetes.io/hostnames": "b.example.com",
+            "external-dns.alpha.kubernetes.io/ttl": 60,
+        }}});
+        let p = STANDARD_PREFIXES[0];
+        let table = [
+            (p, "hostname", Some("a.example.com")),
+            (p, "ttl", None), // not a string
+            (p, "host", None),
+            (STANDARD_PREFIXES[1], "hostname", None),
+        ];
+        for (prefix, name, want) in table {
+            assert_eq!(get_prefixed(&object, prefix, name), want, "{prefix}{name}");
+        }
+        assert_eq!(get_prefixed(&serde_json::json!({}), p, "hostname"), None);
+    }
+
+    #[test]
+    fn the_configured_prefix_replaces_the_standard_ones() {
+        let standard = RuleSet::parse("r", "domainFilters: [example.com]").expect("rules");
+        let own = RuleSet::parse("r", "domainFilters: [example.com]\nannotationPrefix: x.io/")
+            .expect("rules");
+        assert_eq!(prefixes(&standard).collect::<Vec<_>>(), STANDARD_PREFIXES);
+        assert_eq!(prefixes(&own).collect::<Vec<_>>(), ["x.io/"]);
+    }
 
     #[test]
     fn ttl_values_external_dns_accepts_give_whole_seconds() {

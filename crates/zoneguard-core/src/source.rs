@@ -79,12 +79,14 @@ impl Extracted {
         });
     }
 
-    fn annotation_list(&mut self, object: &Value, key: &str) {
-        let Some(value) = annotation::get(object, key) else {
+    /// The hostnames of the annotation `<prefix><name>`.
+    fn annotation_list(&mut self, object: &Value, prefix: &str, name: &str) {
+        let Some(value) = annotation::get_prefixed(object, prefix, name) else {
             return;
         };
+        let field_of_list = annotation::field(&format!("{prefix}{name}"));
         for item in annotation::split_hostnames(value) {
-            let field = format!("{}[{}]", annotation::field(key), item.index);
+            let field = format!("{field_of_list}[{}]", item.index);
             self.push(Candidate {
                 field,
                 raw: item.raw,
@@ -151,7 +153,7 @@ fn ingress(rules: &RuleSet, object: &Value, out: &mut Extracted) {
         };
         defined |= source.defined_hosts();
         if source.annotation() && !rules.sources.ignore_hostname_annotation {
-            out.annotation_list(object, &format!("{prefix}hostname"));
+            out.annotation_list(object, prefix, "hostname");
         }
     }
     if defined && !rules.sources.ignore_ingress_rules_spec {
@@ -181,7 +183,7 @@ fn route(rules: &RuleSet, kind: Kind, object: &Value, out: &mut Extracted) {
             .unwrap_or(HostnameSource::Both);
         defined |= source.defined_hosts();
         if source.annotation() && !rules.sources.ignore_hostname_annotation {
-            out.annotation_list(object, &format!("{prefix}hostname"));
+            out.annotation_list(object, prefix, "hostname");
         }
     }
     if defined && kind == Kind::RouteWithHostnames {
@@ -202,11 +204,11 @@ fn hostname_source(
     out: &mut Extracted,
     fatal: bool,
 ) -> Option<HostnameSource> {
-    let key = format!("{prefix}{name}");
-    let value = annotation::get(object, &key);
+    let value = annotation::get_prefixed(object, prefix, name);
     if let Some(source) = HostnameSource::parse(value) {
         return Some(source);
     }
+    let key = format!("{prefix}{name}");
     let value = value.unwrap_or_default();
     if fatal {
         out.violations.push(Violation {
@@ -235,26 +237,26 @@ fn service(rules: &RuleSet, object: &Value, out: &mut Extracted) {
         .and_then(Value::as_str)
         == Some("None");
     for prefix in annotation::prefixes(rules) {
-        let key = format!("{prefix}hostname");
-        if annotation::get(object, &key).is_some()
+        if annotation::get_prefixed(object, prefix, "hostname").is_some()
             && ty == "ClusterIP"
             && !headless
             && !rules.sources.publish_internal_services
         {
+            let key = format!("{prefix}hostname");
             out.warnings.push(format!("{} is set on a ClusterIP Service: external-dns publishes it only with --publish-internal-services (or for a LoadBalancer, NodePort or headless Service); it is still checked, since changing the type would publish it", annotation::field(&key)));
         }
-        out.annotation_list(object, &key);
-        out.annotation_list(object, &format!("{prefix}internal-hostname"));
+        out.annotation_list(object, prefix, "hostname");
+        out.annotation_list(object, prefix, "internal-hostname");
     }
 }
 
 fn ttl(rules: &RuleSet, object: &Value, out: &mut Extracted) {
     for prefix in annotation::prefixes(rules) {
-        let key = format!("{prefix}ttl");
-        let Some(value) = annotation::get(object, &key) else {
+        let Some(value) = annotation::get_prefixed(object, prefix, "ttl") else {
             continue;
         };
         if let Err(why) = annotation::parse_ttl(value) {
+            let key = format!("{prefix}ttl");
             out.violations.push(Violation {
                 field: annotation::field(&key),
                 value: value.to_string(),
