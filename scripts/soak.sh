@@ -8,9 +8,10 @@
 # zoneguard serve runs in release mode with the bench rules (bench/gen-rules.sh 50 20 200 3)
 # and its serving certificate in a directory laid out as a Kubernetes Secret volume
 # (tls.crt -> ..data/tls.crt, ..data -> ..<timestamp>). wrk drives the four-request mix of
-# bench/wrk-mix.lua at a fixed rate (SOAK_RATE requests/s on an even schedule), in back-to-back runs of SOAK_INTERVAL seconds. Halfway through each run the rules
-# file is replaced (rename) by one with another salt, and a new certificate is swapped in
-# (..data symlink swap, as the kubelet does). After each run it checks that the rules generation
+# bench/wrk-mix.lua at a fixed rate (SOAK_RATE requests/s on an even schedule), in back-to-back
+# runs of SOAK_INTERVAL seconds. Halfway through each run the rules file is replaced (rename)
+# by one with another salt, and a new certificate is swapped in (..data symlink swap, as the
+# kubelet does). After each run it checks that the rules generation
 # went up and that a new connection is served the new certificate (curl --cacert <new cert>).
 # Prints per interval: requests, rate, p50/p99/p99.9, failed requests, RSS; then totals and
 # RSS at the start and the end. Exits non-zero if a request failed or a reload or rotation did
