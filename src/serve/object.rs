@@ -196,46 +196,9 @@ mod tests {
         assert_eq!(got, Some(json!({"spec": {"type": "LoadBalancer"}})));
     }
 
-    fn any_json() -> impl Strategy<Value = Value> {
-        let leaf = prop_oneof![
-            Just(Value::Null),
-            any::<bool>().prop_map(Value::Bool),
-            any::<i64>().prop_map(Value::from),
-            any::<f64>().prop_map(Value::from),
-            ".{0,8}".prop_map(Value::String),
-        ];
-        leaf.prop_recursive(5, 64, 6, |inner| {
-            // Keys the read fields name, at any depth, and others.
-            let key = prop_oneof![
-                prop::sample::select(vec![
-                    "metadata",
-                    "spec",
-                    "status",
-                    "annotations",
-                    "managedFields",
-                    "rules",
-                    "host",
-                    "http",
-                    "tls",
-                    "hosts",
-                    "data",
-                    "listeners",
-                    "hostname",
-                ])
-                .prop_map(str::to_string),
-                ".{0,6}",
-            ];
-            prop_oneof![
-                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
-                prop::collection::btree_map(key, inner, 0..5)
-                    .prop_map(|m| Value::Object(m.into_iter().collect())),
-            ]
-        })
-    }
-
     proptest! {
         #[test]
-        fn any_value_decodes_as_its_read_fields(value in any_json()) {
+        fn any_value_decodes_as_its_read_fields(value in super::super::review_props::any_json()) {
             // Against `Value` decoded from the same text (serde_json may round a float's last
             // digit when it parses it, the same way on both paths).
             let text = serde_json::to_string(&value).expect("serializes");

@@ -47,8 +47,9 @@ fn round_trip(rules: &RuleSet, review: &review::Review) -> Result<(), TestCaseEr
     Ok(())
 }
 
-/// Any JSON value, a few levels deep, with keys that often hit the ones the decoder reads.
-fn any_json() -> impl Strategy<Value = Value> {
+/// Any JSON value, a few levels deep, with keys that often hit the ones the decoder reads or
+/// skips (`object.rs`'s tests use it too).
+pub(super) fn any_json() -> impl Strategy<Value = Value> {
     let key = prop_oneof![
         Just("apiVersion".to_owned()),
         Just("kind".to_owned()),
@@ -63,6 +64,12 @@ fn any_json() -> impl Strategy<Value = Value> {
         Just("tls".to_owned()),
         Just("hosts".to_owned()),
         Just("type".to_owned()),
+        Just("status".to_owned()),
+        Just("managedFields".to_owned()),
+        Just("http".to_owned()),
+        Just("data".to_owned()),
+        Just("listeners".to_owned()),
+        Just("hostname".to_owned()),
         Just("external-dns.alpha.kubernetes.io/hostname".to_owned()),
         Just("eks.amazonaws.com/role-arn".to_owned()),
         "[a-z]{1,6}",

@@ -41,6 +41,11 @@ pub fn field(key: &str) -> String {
     format!("metadata.annotations[{key:?}]")
 }
 
+/// The field path of the annotation `<prefix><name>`.
+pub fn field_of(prefix: &str, name: &str) -> String {
+    field(&format!("{prefix}{name}"))
+}
+
 /// One item of a comma-separated hostname annotation.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ListItem {

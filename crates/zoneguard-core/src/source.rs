@@ -84,7 +84,7 @@ impl Extracted {
         let Some(value) = annotation::get_prefixed(object, prefix, name) else {
             return;
         };
-        let field_of_list = annotation::field(&format!("{prefix}{name}"));
+        let field_of_list = annotation::field_of(prefix, name);
         for item in annotation::split_hostnames(value) {
             let field = format!("{field_of_list}[{}]", item.index);
             self.push(Candidate {
@@ -208,17 +208,17 @@ fn hostname_source(
     if let Some(source) = HostnameSource::parse(value) {
         return Some(source);
     }
-    let key = format!("{prefix}{name}");
+    let field = annotation::field_of(prefix, name);
     let value = value.unwrap_or_default();
     if fatal {
         out.violations.push(Violation {
-            field: annotation::field(&key),
+            message: format!("{field} {value:?} is not a value external-dns knows (defined-hosts-only or annotation-only), so external-dns would publish no DNS record for this Ingress; use one of those or remove the annotation"),
+            field,
             value: value.to_string(),
             reason: Reason::AnnotationInvalid,
-            message: format!("{} {value:?} is not a value external-dns knows (defined-hosts-only or annotation-only), so external-dns would publish no DNS record for this Ingress; use one of those or remove the annotation", annotation::field(&key)),
         });
     } else {
-        out.warnings.push(format!("{} {value:?} is not defined-hosts-only or annotation-only; external-dns ignores it and uses both spec.hostnames and the hostname annotation", annotation::field(&key)));
+        out.warnings.push(format!("{field} {value:?} is not defined-hosts-only or annotation-only; external-dns ignores it and uses both spec.hostnames and the hostname annotation"));
     }
     None
 }
@@ -242,8 +242,8 @@ fn service(rules: &RuleSet, object: &Value, out: &mut Extracted) {
             && !headless
             && !rules.sources.publish_internal_services
         {
-            let key = format!("{prefix}hostname");
-            out.warnings.push(format!("{} is set on a ClusterIP Service: external-dns publishes it only with --publish-internal-services (or for a LoadBalancer, NodePort or headless Service); it is still checked, since changing the type would publish it", annotation::field(&key)));
+            let field = annotation::field_of(prefix, "hostname");
+            out.warnings.push(format!("{field} is set on a ClusterIP Service: external-dns publishes it only with --publish-internal-services (or for a LoadBalancer, NodePort or headless Service); it is still checked, since changing the type would publish it"));
         }
         out.annotation_list(object, prefix, "hostname");
         out.annotation_list(object, prefix, "internal-hostname");
@@ -256,12 +256,12 @@ fn ttl(rules: &RuleSet, object: &Value, out: &mut Extracted) {
             continue;
         };
         if let Err(why) = annotation::parse_ttl(value) {
-            let key = format!("{prefix}ttl");
+            let field = annotation::field_of(prefix, "ttl");
             out.violations.push(Violation {
-                field: annotation::field(&key),
+                message: format!("{field} {value:?} is not a TTL external-dns accepts ({why}); external-dns would silently ignore it and use the provider's default TTL: write whole seconds such as \"300\" or a Go duration such as \"5m\""),
+                field,
                 value: value.to_string(),
                 reason: Reason::AnnotationInvalid,
-                message: format!("{} {value:?} is not a TTL external-dns accepts ({why}); external-dns would silently ignore it and use the provider's default TTL: write whole seconds such as \"300\" or a Go duration such as \"5m\"", annotation::field(&key)),
             });
         }
     }
