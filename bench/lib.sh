@@ -97,14 +97,38 @@ make_cert() {
   mv "$dir/tls.crt.new" "$dir/tls.crt"
 }
 
-# build_zoneguard: sets ZONEGUARD_BIN (a release build unless it is already set).
-build_zoneguard() {
-  if [[ -z "${ZONEGUARD_BIN:-}" ]]; then
-    say "building zoneguard (cargo build --release)"
-    (cd "$BENCH_ROOT" && nice -n 5 cargo build --quiet --release --bin zoneguard) || die "cargo build failed"
-    ZONEGUARD_BIN="${CARGO_TARGET_DIR:-$BENCH_ROOT/target}/release/zoneguard"
+# release_build VAR PATH CARGO-ARGS...: sets VAR to target/release/PATH, built by
+# `cargo build --release CARGO-ARGS`, unless VAR is already set.
+release_build() {
+  local var="$1" path="$2"
+  shift 2
+  if [[ -z "${!var:-}" ]]; then
+    say "building $path (cargo build --release $*)"
+    (cd "$BENCH_ROOT" && nice -n 5 cargo build --quiet --release "$@") || die "cargo build failed"
+    printf -v "$var" '%s' "${CARGO_TARGET_DIR:-$BENCH_ROOT/target}/release/$path"
   fi
-  [[ -x "$ZONEGUARD_BIN" ]] || die "zoneguard binary not found at $ZONEGUARD_BIN"
+  [[ -x "${!var}" ]] || die "$path not found at ${!var}"
+}
+
+# build_zoneguard: sets ZONEGUARD_BIN (a release build unless it is already set).
+build_zoneguard() { release_build ZONEGUARD_BIN zoneguard --bin zoneguard; }
+
+# build_floor: sets FLOOR_BIN, zoneguard's HTTP stack with a fixed answer (bench/fixed_answer.rs;
+# a release build unless it is already set).
+build_floor() { release_build FLOOR_BIN examples/fixed_answer --example fixed_answer; }
+
+# wait_https PID PORT SECONDS LOG...: waits until https://127.0.0.1:PORT/ answers (any status);
+# dies, showing the LOG files, when PID exits first or the time runs out.
+wait_https() {
+  local pid="$1" port="$2" tries=$(($3 * 20))
+  shift 3
+  until curl -sk -o /dev/null "https://127.0.0.1:$port/"; do
+    if ! kill -0 "$pid" 2>/dev/null || ((--tries <= 0)); then
+      cat "$@" >&2 2>/dev/null
+      die "nothing answers on port $port"
+    fi
+    sleep 0.05
+  done
 }
 
 need() {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2153,SC2034 # NAME_* variables are set by measure() through printf -v
-# Load benchmark: zoneguard serve against an nginx baseline, side by side, over TLS on loopback.
+# Load benchmark: zoneguard serve against an nginx baseline, side by side, over TLS on loopback,
+# with zoneguard's own HTTP stack answering a fixed response (the "stack floor") between them.
 #
 #   scripts/bench.sh
 #
@@ -9,21 +10,24 @@
 #    20 namespace delegations, 200 trust policies, 3 inject rules) and one self-signed
 #    ECDSA P-256 certificate that both servers use;
 # 3. measures start-to-ready with file rules (zoneguard serve launched -> /readyz 200), 5 times;
-# 4. starts zoneguard and nginx (Debian package; non-daemon, its own temp config from
-#    bench/nginx.conf.template, `return 200` of a fixed AdmissionReview response);
+# 4. starts zoneguard, nginx (Debian package; non-daemon, its own temp config from
+#    bench/nginx.conf.template, `return 200` of a fixed AdmissionReview response) and the stack
+#    floor (bench/fixed_answer.rs: zoneguard's TLS listener, hyper and axum answering the same
+#    fixed response without decoding anything), so the gap splits into stack and admission work;
 # 5. drives both with wrk (bench/wrk-mix.lua: Ingress with 3 hosts -> /validate, LoadBalancer
 #    Service -> /mutate, ServiceAccount with a trust policy -> /validate, a denied Ingress ->
 #    /validate, round robin) at the same concurrency, same TLS version and certificate:
-#    first at full speed, then both at a constant rate of half of zoneguard's maximum (sends
-#    on an even schedule, BENCH_RATE in bench/wrk-mix.lua);
+#    first at full speed, then all three at a constant rate of half of zoneguard's maximum
+#    (sends on an even schedule, BENCH_RATE in bench/wrk-mix.lua);
 # 6. prints requests/s, p50/p99/p99.9, CPU seconds per 10 000 requests (utime+stime from
 #    /proc/<pid>/stat, all nginx processes summed), peak RSS (VmHWM; nginx master + workers
-#    summed), and the ratios zoneguard/nginx.
+#    summed), and the ratios zoneguard/nginx and floor/nginx.
 #
 # Every run is bounded (wrk -d); every process is stopped on exit. Traffic: 127.0.0.1 only.
 #
 # Environment:
 #   ZONEGUARD_BIN         binary to run (default: cargo build --release)
+#   FLOOR_BIN             the stack floor (default: cargo build --release --example fixed_answer)
 #   BENCH_DURATION        seconds per measured run (default 10)
 #   BENCH_WARMUP          seconds of warm-up before each measured run (default 2)
 #   BENCH_CONCURRENCY     connections (default 64)
@@ -49,6 +53,7 @@ need wrk openssl curl awk taskset
 [[ -x "$NGINX" ]] || die "nginx is required (Debian: apt-get install nginx)"
 bench_init bench
 build_zoneguard
+build_floor
 
 if [[ "$PIN" == 1 ]]; then
   SERVER_PIN=(taskset -c 0)
@@ -100,12 +105,13 @@ sed -e "s|@WORKERS@|$NGINX_WORKERS|" -e "s|@DIR@|$W/nginx|g" -e "s|@PORT@|$NGINX
   -e "s|@BODY@|$NGINX_BODY|" "$BENCH_DIR/nginx.conf.template" >"$W/nginx/nginx.conf"
 bg_start "$W/nginx/stderr.log" "${SERVER_PIN[@]}" "$NGINX" -c "$W/nginx/nginx.conf" -p "$W/nginx" -e "$W/nginx/nginx-error.log"
 NGINX_PID=$BG_PID
-for _ in $(seq 1 100); do
-  curl -sk -o /dev/null "https://127.0.0.1:$NGINX_PORT/" && break
-  kill -0 "$NGINX_PID" 2>/dev/null || { cat "$W/nginx/stderr.log" "$W/nginx/nginx-error.log" >&2 2>/dev/null; die "nginx exited"; }
-  sleep 0.05
-done
+wait_https "$NGINX_PID" "$NGINX_PORT" 5 "$W/nginx/stderr.log" "$W/nginx/nginx-error.log"
 nginx_pids() { printf '%s\n' "$NGINX_PID"; pgrep -P "$NGINX_PID" || true; }
+
+free_port FLOOR_PORT
+bg_start "$W/floor.log" "${SERVER_PIN[@]}" "$FLOOR_BIN" "127.0.0.1:$FLOOR_PORT" "$W/tls/tls.crt" "$W/tls/tls.key"
+FLOOR_PID=$BG_PID
+wait_https "$FLOOR_PID" "$FLOOR_PORT" 5 "$W/floor.log"
 
 # ------------------------------------------------------------- sanity checks ----
 post() { # PORT PATH FILE
@@ -122,6 +128,7 @@ out="$(post "$ZG_PORT" /validate ingress-denied.json)"
 expect "the denied Ingress is denied" '"allowed":false' "$out"
 expect "the denied Ingress names its reason" 'hostname-not-delegated' "$out"
 expect "nginx answers an AdmissionReview" '"allowed":true' "$(post "$NGINX_PORT" /validate ingress-3hosts.json)"
+expect "the stack floor answers an AdmissionReview" '"allowed":true' "$(post "$FLOOR_PORT" /mutate service-lb.json)"
 ZG_TLS="$(tls_of "$ZG_PORT")"
 NGINX_TLS="$(tls_of "$NGINX_PORT")"
 [[ "$ZG_TLS" == "$NGINX_TLS" ]] || say "WARNING: TLS differs: zoneguard $ZG_TLS, nginx $NGINX_TLS"
@@ -171,6 +178,7 @@ measure() {
 say "saturation: wrk -t$WRK_THREADS -c$CONC, ${WARMUP}s warm-up + ${DURATION}s each (pinned: $PIN)"
 mapfile -t NG_PIDS < <(nginx_pids)
 measure NG "$NGINX_PORT" "" "${NG_PIDS[@]}"
+measure FL "$FLOOR_PORT" "" "$FLOOR_PID"
 measure ZG "$ZG_PORT" "" "$ZG_PID"
 
 # Paced: a constant offered rate of half of zoneguard's maximum, sends on an even schedule
@@ -178,54 +186,71 @@ measure ZG "$ZG_PORT" "" "$ZG_PID"
 TARGET="$(awk -v r="$ZG_RPS" 'BEGIN { printf "%.0f", r / 2 }')"
 say "paced at half of zoneguard's maximum: $TARGET requests/s on an even schedule"
 measure ZGP "$ZG_PORT" "$TARGET" "$ZG_PID"
+measure FLP "$FLOOR_PORT" "$TARGET" "$FLOOR_PID"
 measure NGP "$NGINX_PORT" "$TARGET" "${NG_PIDS[@]}"
 
 ZG_HWM="$(status_kib VmHWM "$ZG_PID")"
 NG_HWM="$(status_kib VmHWM "${NG_PIDS[@]}")"
+FL_HWM="$(status_kib VmHWM "$FLOOR_PID")"
 
 # -------------------------------------------------------------------- report ----
 ms() { awk -v u="$1" 'BEGIN { printf "%.3f", u / 1000 }'; }
 mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "-"; else printf "%.2f", a / b }'; }
-row() { printf '%-30s %14s %14s %12s\n' "$@"; }
+row() { printf '%-30s %11s %11s %11s %11s %11s\n' "$@"; }
 
 echo
 echo "zoneguard load benchmark ($(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) CPUs, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo))"
 echo "rules: 50 domain filters, 20 delegated namespaces, 200 trust policies, 3 inject rules"
 echo "mix: Ingress 3 hosts /validate, LoadBalancer Service /mutate, ServiceAccount /validate, denied Ingress /validate"
 echo "TLS: zoneguard $ZG_TLS; nginx $NGINX_TLS; same ECDSA P-256 certificate; HTTP/1.1 keep-alive"
+echo "floor: zoneguard's TLS listener, hyper and axum answering nginx's fixed response (bench/fixed_answer.rs)"
 echo "wrk -t$WRK_THREADS -c$CONC, ${DURATION}s measured after ${WARMUP}s warm-up; pinned (servers CPU 0, wrk CPU 1): $PIN"
 echo "start to ready with file rules: median ${READY_MEDIAN_MS} ms (µs, sorted: ${READY_SORTED% })"
 echo
-# block TITLE ZG NG [RPS-SUFFIX]: the rows of one run, from the variables ${ZG}_RPS, ${NG}_P50, ...
+# block TITLE ZG FL NG [RPS-SUFFIX]: the rows of one run, from ${ZG}_RPS, ${FL}_P50, ${NG}_P99...
 block() {
-  local title="$1" zg="$2" ng="$3" field
-  row "$title" zoneguard nginx zoneguard/nginx
+  local title="$1" zg="$2" fl="$3" ng="$4" field
+  row "$title" zoneguard floor nginx zg/nginx floor/nginx
   for field in RPS P50 P99 P999 CPU10K HWM LATE ERR; do
-    local z="${zg}_$field" n="${ng}_$field"
+    local z="${zg}_$field" f="${fl}_$field" n="${ng}_$field"
     [[ -n "${!z:-}" ]] || continue
+    local a="${!z}" b="${!f:-0}" c="${!n}" name
+    name="$(label "$field")"
+    [[ "$field" != RPS ]] || name+="${5:-}"
     case "$field" in
-      RPS) row "requests/s${4:-}" "${!z}" "${!n}" "$(ratio "${!z}" "${!n}")" ;;
-      P50 | P99) row "${field/P/p} ms" "$(ms "${!z}")" "$(ms "${!n}")" "$(ratio "${!z}" "${!n}")" ;;
-      P999) row "p99.9 ms" "$(ms "${!z}")" "$(ms "${!n}")" "$(ratio "${!z}" "${!n}")" ;;
-      CPU10K) row "CPU s / 10 000 requests" "${!z}" "${!n}" "$(ratio "${!z}" "${!n}")" ;;
-      HWM) row "peak RSS MiB (VmHWM)" "$(mib "${!z}")" "$(mib "${!n}")" "$(ratio "${!z}" "${!n}")" ;;
-      LATE) row "sends > 1 ms behind schedule" "${!z}" "${!n}" "" ;;
-      ERR) row "failed requests" "${!z}" "${!n}" "" ;;
+      P50 | P99 | P999) row "$name" "$(ms "$a")" "$(ms "$b")" "$(ms "$c")" "$(ratio "$a" "$c")" "$(ratio "$b" "$c")" ;;
+      HWM) row "$name" "$(mib "$a")" "$(mib "$b")" "$(mib "$c")" "$(ratio "$a" "$c")" "$(ratio "$b" "$c")" ;;
+      LATE | ERR) row "$name" "$a" "$b" "$c" "" "" ;;
+      *) row "$name" "$a" "$b" "$c" "$(ratio "$a" "$c")" "$(ratio "$b" "$c")" ;;
     esac
   done
 }
-block "saturation (c=$CONC)" ZG NG
+label() {
+  case "$1" in
+    RPS) echo "requests/s" ;;
+    P50) echo "p50 ms" ;;
+    P99) echo "p99 ms" ;;
+    P999) echo "p99.9 ms" ;;
+    CPU10K) echo "CPU s / 10 000 requests" ;;
+    HWM) echo "peak RSS MiB (VmHWM)" ;;
+    LATE) echo "sends > 1 ms behind schedule" ;;
+    ERR) echo "failed requests" ;;
+  esac
+}
+block "saturation (c=$CONC)" ZG FL NG
 echo
-block "paced (target $TARGET/s)" ZGP NGP " achieved"
+block "paced (target $TARGET/s)" ZGP FLP NGP " achieved"
 echo
 verdict() { if awk "BEGIN { exit !($1) }"; then echo met; else echo "NOT met"; fi; }
 echo "targets (reported, not asserted):"
 echo "  throughput >= 0.8x nginx at c=$CONC: $(ratio "$ZG_RPS" "$NG_RPS")x — $(verdict "$ZG_RPS >= 0.8 * $NG_RPS")"
+echo "    the stack floor reaches $(ratio "$FL_RPS" "$NG_RPS")x nginx; zoneguard reaches $(ratio "$ZG_RPS" "$FL_RPS")x its stack's floor (the rest is the admission work)"
 echo "  p99 < 2 ms at half the maximum rate: $(ms "$ZGP_P99") ms — $(verdict "$ZGP_P99 < 2000")"
+echo "    at the same rate the stack floor measured p99 $(ms "$FLP_P99") ms, nginx $(ms "$NGP_P99") ms"
 # The paced run's CPU use: the share of its one core the server was busy.
 busy() { awk -v r="$1" -v cpu="$2" 'BEGIN { printf "%.0f", r * cpu / 100 }'; }
-echo "    server busy in the paced run: zoneguard $(busy "$ZGP_RPS" "$ZGP_CPU10K") %, nginx $(busy "$NGP_RPS" "$NGP_CPU10K") % of a core"
+echo "    server busy in the paced run: zoneguard $(busy "$ZGP_RPS" "$ZGP_CPU10K") %, floor $(busy "$FLP_RPS" "$FLP_CPU10K") %, nginx $(busy "$NGP_RPS" "$NGP_CPU10K") % of a core"
 echo "  RSS < 50 MiB under load: $(mib "$ZG_HWM") MiB — $(verdict "$ZG_HWM < 51200")"
 echo "  start to ready < 200 ms: ${READY_MEDIAN_MS} ms — $(verdict "$READY_MEDIAN_MS < 200")"
-[[ $((ZG_ERR + NG_ERR + ZGP_ERR + NGP_ERR)) -eq 0 ]] || { say "some requests failed"; exit 1; }
+[[ $((ZG_ERR + FL_ERR + NG_ERR + ZGP_ERR + FLP_ERR + NGP_ERR)) -eq 0 ]] || { say "some requests failed"; exit 1; }

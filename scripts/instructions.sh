@@ -12,10 +12,14 @@
 # Server: `zoneguard serve` (release, bench rules) runs under callgrind while wrk drives the
 # four-request mix of scripts/bench.sh with 4 connections; the figures are per request: the
 # admission handler (decode, decide, encode, metrics and log line), its parts, and the whole
-# connection task (TLS, HTTP/1.1 and the handler). Start-up is not counted in them.
+# connection task (TLS, HTTP/1.1 and the handler). Start-up is not counted in them. The stack
+# floor of scripts/bench.sh (bench/fixed_answer.rs) runs the same way after it; the difference of
+# the two connection tasks is what the admission work costs above the HTTP stack.
 #
 # Environment:
 #   ZONEGUARD_BIN          binary for `server` (default: cargo build --release)
+#   FLOOR_BIN              the stack floor for `server` (default: cargo build --release --example
+#                          fixed_answer)
 #   INSTRUCTIONS_DURATION  seconds of wrk load for `server` (default 10)
 #
 # Needs valgrind (callgrind_annotate comes with it), and for `server` wrk, openssl, curl.
@@ -68,41 +72,62 @@ in_process() {
   done
 }
 
+# callgrind_load OUT PORT CMD...: runs CMD under callgrind, drives it with the bench mix (wrk -c4)
+# once PORT answers HTTPS, stops it; sets REQUESTS.
+callgrind_load() {
+  local out="$1" port="$2" duration="${INSTRUCTIONS_DURATION:-10}" pid line
+  shift 2
+  bg_start "$out.log" valgrind --tool=callgrind --callgrind-out-file="$out" "$@"
+  pid=$BG_PID
+  wait_https "$pid" "$port" 60 "$out.log"
+  say "wrk -c4 for ${duration}s against $(basename "$1") under callgrind"
+  BENCH_REVIEWS="$BENCH_DIR/reviews" wrk -t1 -c4 -d"${duration}s" -s "$BENCH_DIR/wrk-mix.lua" \
+    "https://127.0.0.1:$port" >"$out.wrk" 2>&1 || { cat "$out.wrk" >&2; die "wrk failed"; }
+  line="$(grep '^RESULT ' "$out.wrk")" || die "wrk printed no RESULT"
+  REQUESTS="$(result_field "$line" requests)"
+  kill -INT "$pid"
+  wait "$pid" 2>/dev/null || true
+  [[ -s "$out" ]] || die "callgrind wrote no profile"
+}
+
 server() {
-  local duration="${INSTRUCTIONS_DURATION:-10}" out port probe pid line requests
+  local port probe floor_port zg_requests floor_requests zg_task floor_task
+  # The connection's future (hyper's dispatcher is inlined into it in the floor's build; in
+  # zoneguard's the two differ by ~70 instructions a request).
+  local task='<hyper_util::server::conn::auto::Connection<I,S,E> as core::future::future::Future>::poll'
   need wrk openssl curl
   build_zoneguard
+  build_floor
   "$BENCH_DIR/gen-rules.sh" 50 20 200 3 >"$W/rules.yaml"
   make_cert "$W/tls"
   free_port port
   free_port probe
-  out="$W/serve.out"
-  bg_start "$W/serve.log" valgrind --tool=callgrind --callgrind-out-file="$out" "$ZONEGUARD_BIN" \
-    serve --rules "$W/rules.yaml" --tls-cert "$W/tls/tls.crt" --tls-key "$W/tls/tls.key" \
+  free_port floor_port
+  callgrind_load "$W/serve.out" "$port" "$ZONEGUARD_BIN" serve --rules "$W/rules.yaml" \
+    --tls-cert "$W/tls/tls.crt" --tls-key "$W/tls/tls.key" \
     --listen "127.0.0.1:$port" --probe-listen "127.0.0.1:$probe" --log-format json
-  pid=$BG_PID
-  wait_ready "$pid" "$probe" 60 >/dev/null || { cat "$W/serve.log" >&2; die "zoneguard did not become ready"; }
-  say "wrk -c4 for ${duration}s against zoneguard under callgrind"
-  BENCH_REVIEWS="$BENCH_DIR/reviews" wrk -t1 -c4 -d"${duration}s" -s "$BENCH_DIR/wrk-mix.lua" \
-    "https://127.0.0.1:$port" >"$W/wrk.out" 2>&1 || { cat "$W/wrk.out" >&2; die "wrk failed"; }
-  line="$(grep '^RESULT ' "$W/wrk.out")" || die "wrk printed no RESULT"
-  requests="$(result_field "$line" requests)"
-  kill -INT "$pid"
-  wait "$pid" 2>/dev/null || true
-  [[ -s "$out" ]] || die "callgrind wrote no profile"
-  printf 'requests: %s (the four-request mix, 4 connections)\n' "$requests"
+  zg_requests=$REQUESTS
+  callgrind_load "$W/floor.out" "$floor_port" "$FLOOR_BIN" "127.0.0.1:$floor_port" \
+    "$W/tls/tls.crt" "$W/tls/tls.key"
+  floor_requests=$REQUESTS
+  printf 'requests: %s (the four-request mix, 4 connections; the stack floor: %s)\n' \
+    "$zg_requests" "$floor_requests"
   printf '%-44s %14s\n' "per request" "instructions"
   local name fn
   while IFS='|' read -r name fn; do
-    printf '%-44s %14s\n' "$name" "$(per "$(inclusive "$fn" "$out")" "$requests")"
-  done <<'EOF'
-connection task (TLS, HTTP/1.1, handler)|hyper::proto::h1::dispatch::Dispatcher<D,Bs,I,T>::poll_catch
+    printf '%-44s %14s\n' "$name" "$(per "$(inclusive "$fn" "$W/serve.out")" "$zg_requests")"
+  done <<EOF
+connection task (TLS, HTTP/1.1, handler)|$task
 admission handler|zoneguard::serve::routes::Webhook::admit::{{closure}}
   decode the AdmissionReview|zoneguard::serve::review::parse
   validate|zoneguard_core::admission::validate_full
   mutate|zoneguard_core::admission::mutate
   metrics and log line|zoneguard::serve::routes::Webhook::record
 EOF
+  zg_task="$(per "$(inclusive "$task" "$W/serve.out")" "$zg_requests")"
+  floor_task="$(per "$(inclusive "$task" "$W/floor.out")" "$floor_requests")"
+  printf '%-44s %14s\n' "stack floor: connection task (fixed answer)" "$floor_task"
+  printf '%-44s %14s\n' "zoneguard above the floor (admission work)" "$((zg_task - floor_task))"
 }
 
 case "$MODE" in

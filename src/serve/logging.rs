@@ -1,6 +1,9 @@
 //! Logs: JSON on stderr when it is not a terminal, human text when it is.
 
+mod json_line;
+
 use super::args::LogFormat;
+use json_line::JsonLine;
 use std::io::IsTerminal as _;
 use tracing_subscriber::EnvFilter;
 
@@ -15,11 +18,7 @@ pub fn init(format: LogFormat, level: &str) {
         .with_env_filter(filter)
         .with_writer(std::io::stderr);
     let result = if json {
-        builder
-            .json()
-            .flatten_event(true)
-            .with_current_span(false)
-            .try_init()
+        builder.event_format(JsonLine).try_init()
     } else {
         builder.try_init()
     };
