@@ -202,6 +202,7 @@ fetch_crds() {
     "$gw|config/crd/standard/gateway.networking.k8s.io_grpcroutes.yaml"
     "$gw|config/crd/standard/gateway.networking.k8s.io_tlsroutes.yaml"
     "$gw|config/crd/experimental/gateway.networking.k8s.io_tcproutes.yaml"
+    "$gw|config/crd/experimental/gateway.networking.k8s.io_udproutes.yaml"
   )
   local version="${files[*]}" file
   if [[ -f "$CRD_DIR/.version" && "$(cat "$CRD_DIR/.version")" == "$version" ]]; then

@@ -167,7 +167,8 @@ quiet kc apply --server-side -f "$E2E/crds/" -f "$MODULE_CRDS/" ||
 quiet kc wait --for condition=Established --timeout 60s \
   crd/httproutes.gateway.networking.k8s.io crd/grpcroutes.gateway.networking.k8s.io \
   crd/tlsroutes.gateway.networking.k8s.io crd/gateways.gateway.networking.k8s.io \
-  crd/tcproutes.gateway.networking.k8s.io crd/dnsendpoints.externaldns.k8s.io \
+  crd/tcproutes.gateway.networking.k8s.io crd/udproutes.gateway.networking.k8s.io \
+  crd/dnsendpoints.externaldns.k8s.io \
   crd/certificates.cert-manager.io crd/issuers.cert-manager.io || die "CRDs not established"
 # The namespace first: a server-side dry run does not create it for the
 # namespaced objects that follow.
@@ -407,22 +408,10 @@ spec:
     - {name: http, protocol: HTTP, port: 80, hostname: "$3"}
 EOF
 }
-tcproute() { # tcproute NAMESPACE NAME HOST: a TCPRoute (it has no hostnames) with HOST in the hostname annotation
-  cat <<EOF
-apiVersion: gateway.networking.k8s.io/v1alpha2
-kind: TCPRoute
-metadata:
-  name: $2
-  namespace: $1
-  annotations:
-    external-dns.alpha.kubernetes.io/hostname: "$3"
-spec:
-  parentRefs:
-    - name: public
-  rules:
-    - backendRefs:
-        - {name: db, port: 5432}
-EOF
+l4route() { # l4route KIND NAMESPACE NAME [HOST]: a TCPRoute or UDPRoute (they have no hostnames), HOST in the hostname annotation
+  printf 'apiVersion: gateway.networking.k8s.io/v1alpha2\nkind: %s\nmetadata:\n  name: %s\n  namespace: %s\n' "$1" "$3" "$2"
+  [[ -n "${4:-}" ]] && printf '  annotations:\n    external-dns.alpha.kubernetes.io/hostname: "%s"\n' "$4"
+  printf 'spec:\n  parentRefs:\n    - name: public\n  rules:\n    - backendRefs:\n        - {name: backend, port: 5353}\n'
 }
 dnsendpoint() { # dnsendpoint NAMESPACE NAME DNSNAME
   cat <<EOF
@@ -559,11 +548,14 @@ check "Gateway listener inside the filters admitted" ok "gateway.gateway.network
   apply < <(gateway default gw gw.example.com)
 check "Gateway listener outside the filters rejected" fail "$DENIED" "gw.example.net" \
   "spec.listeners[0].hostname" -- apply < <(gateway default gw2 gw.example.net)
-check "TCPRoute hostname annotation inside the filters admitted" ok \
-  "tcproute.gateway.networking.k8s.io/tcp created" -- apply < <(tcproute default tcp tcp.example.com)
-check "TCPRoute hostname annotation outside the filters rejected" fail "$DENIED" "tcp.example.net" \
-  'metadata.annotations["external-dns.alpha.kubernetes.io/hostname"]' -- \
-  apply < <(tcproute default tcp2 tcp.example.net)
+for kind in TCPRoute UDPRoute; do
+  lower="${kind,,}"
+  check "$kind hostname annotation inside the filters admitted" ok \
+    "$lower.gateway.networking.k8s.io/l4 created" -- apply < <(l4route "$kind" default l4 l4.example.com)
+  check "$kind hostname annotation outside the filters rejected" fail "$DENIED" "l4.example.net" \
+    'metadata.annotations["external-dns.alpha.kubernetes.io/hostname"]' -- \
+    apply < <(l4route "$kind" default l4-out l4.example.net)
+done
 check "DNSEndpoint inside the filters admitted" ok "dnsendpoint.externaldns.k8s.io/ep created" -- \
   apply < <(dnsendpoint default ep ep.example.com)
 check "DNSEndpoint outside the filters rejected" fail "$DENIED" "ep.example.net" -- \
@@ -628,6 +620,10 @@ check "with zoneguard stopped, kube-system objects still apply" ok "ingress.netw
   apply < <(ingress kube-system down down.example.com)
 check "with zoneguard stopped, a Service without external-dns annotations applies" ok -- \
   apply < <(service default down ClusterIP)
+check "with zoneguard stopped, a UDPRoute without external-dns annotations applies" ok \
+  "udproute.gateway.networking.k8s.io/down created" -- apply < <(l4route UDPRoute default down)
+check "with zoneguard stopped, an annotated UDPRoute fails with a clear error" fail \
+  'failed calling webhook "hostnames.zoneguard.io"' -- apply < <(l4route UDPRoute default down2 down.example.com)
 check "with zoneguard stopped, a ServiceAccount without a role ARN applies" ok -- \
   apply < <(serviceaccount default down)
 check "with zoneguard stopped, rule ConfigMaps can still be repaired" ok -- \
