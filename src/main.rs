@@ -9,7 +9,7 @@ mod check;
 use zoneguard::{certs, serve};
 
 /// mimalloc: an admission allocates many small, short-lived strings and maps; glibc's malloc
-/// was a fifth of the server's CPU under load (see the README's Performance section).
+/// was a fifth of the server's CPU under load (see docs/performance-log.md, 2026-12-02).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
