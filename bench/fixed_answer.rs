@@ -1,10 +1,14 @@
 //! The floor of zoneguard's own HTTP stack, for `scripts/bench.sh`: the same TLS listener
-//! (rustls, hyper HTTP/1.1 + HTTP/2, axum router, the same connection timeouts) answering every
-//! `POST /validate` and `POST /mutate` with one fixed AdmissionReview response, as the nginx
-//! baseline does. No review is decoded and no rule is looked at: what zoneguard costs above this
-//! is the admission work; what this costs above nginx is the stack.
+//! (rustls, hyper HTTP/1.1 + HTTP/2, axum router) answering every `POST /validate` and
+//! `POST /mutate` with one fixed AdmissionReview response, as the nginx baseline does. No review
+//! is decoded and no rule is looked at: what zoneguard costs above this is the admission work;
+//! what this costs above nginx is the stack.
 //!
-//!   cargo run --release --example fixed_answer -- <listen> <tls.crt> <tls.key>
+//! It takes `zoneguard serve`'s own flags and builds its listener from the same `Config`, so the
+//! certificate, listen address and connection timeouts are those a `zoneguard serve` with the
+//! same flags would use (flags about rules, probes and requests are accepted and unused):
+//!
+//!   cargo run --release --example fixed_answer -- --listen <addr> --tls-cert <crt> --tls-key <key>
 //!
 //! (`scripts/bench.sh` builds and starts it beside zoneguard and nginx.)
 
@@ -13,12 +17,12 @@ use axum::http::header;
 use axum::response::IntoResponse;
 use axum::routing::post;
 use axum::Router;
-use std::time::Duration;
+use std::sync::Arc;
 use tokio_rustls::TlsAcceptor;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
-use zoneguard::serve::listener::{ConnLimits, HttpsServer};
-use zoneguard::serve::tls::{self, CertStore, TlsSource};
+use zoneguard::serve::listener::HttpsServer;
+use zoneguard::serve::tls::{self, CertStore};
 
 const ANSWER: &str = r#"{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"5e1f0000-0000-4000-8000-000000000001","allowed":true}}"#;
 
@@ -26,26 +30,25 @@ async fn answer(_body: Bytes) -> impl IntoResponse {
     ([(header::CONTENT_TYPE, "application/json")], ANSWER)
 }
 
+/// `zoneguard serve`'s flags.
+#[derive(clap::Parser)]
+struct Cli {
+    #[command(flatten)]
+    serve: zoneguard::serve::Args,
+}
+
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    let mut args = std::env::args().skip(1);
-    let usage = "usage: fixed_answer <listen> <tls.crt> <tls.key>";
-    let listen = args.next().ok_or_else(|| anyhow::anyhow!(usage))?;
-    let cert = args.next().ok_or_else(|| anyhow::anyhow!(usage))?.into();
-    let key = args.next().ok_or_else(|| anyhow::anyhow!(usage))?.into();
-    let certs = CertStore::load(&TlsSource::Files { cert, key })?;
-    let config = tls::server_config(std::sync::Arc::new(certs))?;
+    let config = <Cli as clap::Parser>::parse().serve.config();
+    let certs = CertStore::load(&config.tls)?;
+    let tls = tls::server_config(Arc::new(certs))?;
     let server = HttpsServer {
-        listener: tokio::net::TcpListener::bind(&listen).await?,
-        acceptor: TlsAcceptor::from(std::sync::Arc::new(config)),
+        listener: tokio::net::TcpListener::bind(config.listen).await?,
+        acceptor: TlsAcceptor::from(Arc::new(tls)),
         router: Router::new()
             .route("/validate", post(answer))
             .route("/mutate", post(answer)),
-        limits: ConnLimits {
-            handshake_timeout: Duration::from_secs(10),
-            header_read_timeout: Duration::from_secs(10),
-            idle_timeout: Duration::from_secs(90),
-        },
+        limits: config.connections,
         shutdown: CancellationToken::new(),
         connections: TaskTracker::new(),
     };

@@ -109,7 +109,8 @@ wait_https "$NGINX_PID" "$NGINX_PORT" 5 "$W/nginx/stderr.log" "$W/nginx/nginx-er
 nginx_pids() { printf '%s\n' "$NGINX_PID"; pgrep -P "$NGINX_PID" || true; }
 
 free_port FLOOR_PORT
-bg_start "$W/floor.log" "${SERVER_PIN[@]}" "$FLOOR_BIN" "127.0.0.1:$FLOOR_PORT" "$W/tls/tls.crt" "$W/tls/tls.key"
+bg_start "$W/floor.log" "${SERVER_PIN[@]}" "$FLOOR_BIN" --listen "127.0.0.1:$FLOOR_PORT" \
+  --tls-cert "$W/tls/tls.crt" --tls-key "$W/tls/tls.key"
 FLOOR_PID=$BG_PID
 wait_https "$FLOOR_PID" "$FLOOR_PORT" 5 "$W/floor.log"
 
@@ -208,6 +209,19 @@ echo "floor: zoneguard's TLS listener, hyper and axum answering nginx's fixed re
 echo "wrk -t$WRK_THREADS -c$CONC, ${DURATION}s measured after ${WARMUP}s warm-up; pinned (servers CPU 0, wrk CPU 1): $PIN"
 echo "start to ready with file rules: median ${READY_MEDIAN_MS} ms (µs, sorted: ${READY_SORTED% })"
 echo
+# label FIELD: the report row of a measured field.
+label() {
+  case "$1" in
+    RPS) echo "requests/s" ;;
+    P50) echo "p50 ms" ;;
+    P99) echo "p99 ms" ;;
+    P999) echo "p99.9 ms" ;;
+    CPU10K) echo "CPU s / 10 000 requests" ;;
+    HWM) echo "peak RSS MiB (VmHWM)" ;;
+    LATE) echo "sends > 1 ms behind schedule" ;;
+    ERR) echo "failed requests" ;;
+  esac
+}
 # block TITLE ZG FL NG [RPS-SUFFIX]: the rows of one run, from ${ZG}_RPS, ${FL}_P50, ${NG}_P99...
 block() {
   local title="$1" zg="$2" fl="$3" ng="$4" field
@@ -225,18 +239,6 @@ block() {
       *) row "$name" "$a" "$b" "$c" "$(ratio "$a" "$c")" "$(ratio "$b" "$c")" ;;
     esac
   done
-}
-label() {
-  case "$1" in
-    RPS) echo "requests/s" ;;
-    P50) echo "p50 ms" ;;
-    P99) echo "p99 ms" ;;
-    P999) echo "p99.9 ms" ;;
-    CPU10K) echo "CPU s / 10 000 requests" ;;
-    HWM) echo "peak RSS MiB (VmHWM)" ;;
-    LATE) echo "sends > 1 ms behind schedule" ;;
-    ERR) echo "failed requests" ;;
-  esac
 }
 block "saturation (c=$CONC)" ZG FL NG
 echo

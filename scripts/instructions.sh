@@ -107,25 +107,25 @@ server() {
     --tls-cert "$W/tls/tls.crt" --tls-key "$W/tls/tls.key" \
     --listen "127.0.0.1:$port" --probe-listen "127.0.0.1:$probe" --log-format json
   zg_requests=$REQUESTS
-  callgrind_load "$W/floor.out" "$floor_port" "$FLOOR_BIN" "127.0.0.1:$floor_port" \
-    "$W/tls/tls.crt" "$W/tls/tls.key"
+  callgrind_load "$W/floor.out" "$floor_port" "$FLOOR_BIN" --listen "127.0.0.1:$floor_port" \
+    --tls-cert "$W/tls/tls.crt" --tls-key "$W/tls/tls.key"
   floor_requests=$REQUESTS
   printf 'requests: %s (the four-request mix, 4 connections; the stack floor: %s)\n' \
     "$zg_requests" "$floor_requests"
+  zg_task="$(per "$(inclusive "$task" "$W/serve.out")" "$zg_requests")"
+  floor_task="$(per "$(inclusive "$task" "$W/floor.out")" "$floor_requests")"
   printf '%-44s %14s\n' "per request" "instructions"
+  printf '%-44s %14s\n' "connection task (TLS, HTTP/1.1, handler)" "$zg_task"
   local name fn
   while IFS='|' read -r name fn; do
     printf '%-44s %14s\n' "$name" "$(per "$(inclusive "$fn" "$W/serve.out")" "$zg_requests")"
-  done <<EOF
-connection task (TLS, HTTP/1.1, handler)|$task
+  done <<'EOF'
 admission handler|zoneguard::serve::routes::Webhook::admit::{{closure}}
   decode the AdmissionReview|zoneguard::serve::review::parse
   validate|zoneguard_core::admission::validate_full
   mutate|zoneguard_core::admission::mutate
   metrics and log line|zoneguard::serve::routes::Webhook::record
 EOF
-  zg_task="$(per "$(inclusive "$task" "$W/serve.out")" "$zg_requests")"
-  floor_task="$(per "$(inclusive "$task" "$W/floor.out")" "$floor_requests")"
   printf '%-44s %14s\n' "stack floor: connection task (fixed answer)" "$floor_task"
   printf '%-44s %14s\n' "zoneguard above the floor (admission work)" "$((zg_task - floor_task))"
 }

@@ -538,7 +538,7 @@ check "team-b may not use team-a's subdomain" fail "$DENIED" "app.team-a.example
 
 echo "# Gateway API and DNSEndpoint"
 for kind in HTTPRoute GRPCRoute TLSRoute; do
-  singular="$(tr "[:upper:]" "[:lower:]" <<<"$kind")"
+  singular="${kind,,}"
   check "$kind inside the filters admitted" ok "$singular.gateway.networking.k8s.io/route created" -- \
     apply < <(route "$kind" default route route.example.com)
   check "$kind outside the filters rejected" fail "$DENIED" "route.example.net" "spec.hostnames[0]" -- \
@@ -549,9 +549,9 @@ check "Gateway listener inside the filters admitted" ok "gateway.gateway.network
 check "Gateway listener outside the filters rejected" fail "$DENIED" "gw.example.net" \
   "spec.listeners[0].hostname" -- apply < <(gateway default gw2 gw.example.net)
 for kind in TCPRoute UDPRoute; do
-  lower="${kind,,}"
+  singular="${kind,,}"
   check "$kind hostname annotation inside the filters admitted" ok \
-    "$lower.gateway.networking.k8s.io/l4 created" -- apply < <(l4route "$kind" default l4 l4.example.com)
+    "$singular.gateway.networking.k8s.io/l4 created" -- apply < <(l4route "$kind" default l4 l4.example.com)
   check "$kind hostname annotation outside the filters rejected" fail "$DENIED" "l4.example.net" \
     'metadata.annotations["external-dns.alpha.kubernetes.io/hostname"]' -- \
     apply < <(l4route "$kind" default l4-out l4.example.net)
