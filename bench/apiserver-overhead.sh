@@ -53,15 +53,7 @@ ZG_PID=$BG_PID
 wait_ready "$ZG_PID" "$ZG_PROBE" 30 >/dev/null || { tail "$W/zoneguard.log" >&2; die "zoneguard not ready"; }
 
 # The shipped webhook configurations with only clientConfig changed (as tests/e2e/run.sh).
-webhook_overlay "https://127.0.0.1:$ZG_PORT" "$(base64 -w0 <"$PKI/ca.crt")"
-# Keep only the webhook configurations (zoneguard runs here as a process, with file rules).
-"$KUBECTL" kustomize "$W/overlay" | awk '
-  function flush() { if (doc ~ /\nkind: (Validating|Mutating)WebhookConfiguration\n/) printf "---\n%s", doc; doc = "\n" }
-  BEGIN { doc = "\n" }
-  /^---$/ { flush(); next }
-  { doc = doc $0 "\n" }
-  END { flush() }' >"$W/webhooks.yaml"
-grep -q "url: https://127.0.0.1:$ZG_PORT/" "$W/webhooks.yaml" || die "no webhook configuration with the local url"
+webhook_configurations "https://127.0.0.1:$ZG_PORT" "$PKI/ca.crt" "$W/webhooks.yaml"
 
 denied_ingress() {
   kc create --dry-run=server -f - <<YAML 2>&1

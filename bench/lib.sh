@@ -152,3 +152,18 @@ result_field() {
   done
   printf '0'
 }
+
+# webhook_configurations BASE-URL CA-FILE OUT: zoneguard's shipped webhook configurations alone
+# (no Deployment: the webhook runs here as a process), each clientConfig pointed at BASE-URL
+# with CA-FILE as its caBundle (webhook_overlay of tests/e2e/lib.sh), written to OUT.
+webhook_configurations() {
+  local base="$1" ca="$2" out="$3"
+  webhook_overlay "$base" "$(base64 -w0 <"$ca")"
+  "$KUBECTL" kustomize "$WORK/overlay" | awk '
+    function flush() { if (doc ~ /\nkind: (Validating|Mutating)WebhookConfiguration\n/) printf "---\n%s", doc; doc = "\n" }
+    BEGIN { doc = "\n" }
+    /^---$/ { flush(); next }
+    { doc = doc $0 "\n" }
+    END { flush() }' >"$out"
+  grep -q "url: $base/" "$out" || die "no webhook configuration with the url $base"
+}

@@ -1,9 +1,10 @@
 //! µs per admission, body in → answer out, for each kind, through the server's own wire
 //! module: `review::parse` (the AdmissionReview JSON), the core's `validate` or `mutate`, then
 //! `review::respond` serialized as the handler does (base64 JSONPatch included). Same allocator
-//! as the server. The request bodies are the ones scripts/bench.sh sends (bench/reviews/), the
-//! rules those it generates with bench/gen-rules.sh (50 domain filters, 20 delegated
-//! namespaces, 200 trust policies, 3 inject rules).
+//! as the server. The request bodies are the ones scripts/bench.sh sends (bench/reviews/, as a
+//! real kube-apiserver sent them: bench/capture-reviews.sh), the rules those it generates with
+//! bench/gen-rules.sh (50 domain filters, 20 delegated namespaces, 200 trust policies, 3 inject
+//! rules).
 
 use std::hint::black_box;
 use std::process::Command;
@@ -77,10 +78,9 @@ const CASES: [(&str, &str, bool, &str); 8] = [
         r#""patchType":"JSONPatch""#,
     ),
     (
-        // The same Ingress as the API server sends it once it exists: compact JSON, with
-        // managedFields of three field managers and a status (neither is decoded).
-        "ingress-managed-fields/validate",
-        include_str!("../bench/reviews/ingress-managed-fields.json"),
+        // The same Ingress labelled once it exists: an UPDATE, with the object and oldObject.
+        "ingress-update/validate",
+        include_str!("../bench/reviews/ingress-update.json"),
         false,
         r#""allowed":true"#,
     ),
