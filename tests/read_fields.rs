@@ -50,8 +50,24 @@ fn rule_sets() -> Vec<(String, RuleSet)> {
         "bench rules".into(),
         RuleSet::parse("bench", &text).expect("bench rules parse"),
     ));
+    sets.push((
+        "rules about kubectl's annotation".into(),
+        RuleSet::parse("last-applied", LAST_APPLIED_RULES).expect("rules parse"),
+    ));
     sets
 }
+
+/// Rules that come as near as they can to reading kubectl's last-applied-configuration
+/// annotation, whose value is not decoded: external-dns annotations under kubectl's prefix,
+/// and an inject rule for that very key (which must see that it is there and leave it).
+const LAST_APPLIED_RULES: &str = r#"
+annotationPrefix: kubectl.kubernetes.io/
+domainFilters: [zone1.example.com, example.com]
+inject:
+  - annotations:
+      kubectl.kubernetes.io/last-applied-configuration: "none"
+      kubectl.kubernetes.io/hostname: "{name}.zone1.example.com"
+"#;
 
 /// A rule ConfigMap (its `data` is read) with fields no check reads.
 const RULES_CONFIGMAP: &str = r#"{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview",

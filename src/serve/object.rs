@@ -1,7 +1,8 @@
 //! The object of a review as the checks read it: decoded into a `Value` that holds only the
 //! fields the checks read (`zoneguard_core::fields::READ`). The rest (`status`,
-//! `metadata.managedFields`, an Ingress's `spec.rules[].http`, a Service's ports...) is skipped
-//! over without building values for it.
+//! `metadata.managedFields`, the value of kubectl's last-applied-configuration annotation, an
+//! Ingress's `spec.rules[].http`, a Service's ports...) is skipped over without building values
+//! for it.
 
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
@@ -49,7 +50,8 @@ impl<'de> DeserializeSeed<'de> for Pruned {
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
         match self.0 {
             Fields::Whole => Value::deserialize(deserializer),
-            Fields::Only(_) => deserializer.deserialize_any(self),
+            Fields::Unread => IgnoredAny::deserialize(deserializer).map(|_| Value::Null),
+            Fields::Only(_) | Fields::AllBut(_) => deserializer.deserialize_any(self),
         }
     }
 }
@@ -172,14 +174,16 @@ mod tests {
     fn an_object_keeps_the_read_fields_and_nothing_else() {
         let object = json!({
             "apiVersion": "v1", "kind": "Service",
-            "metadata": {"name": "a", "annotations": {"status": "kept"},
+            "metadata": {"name": "a", "annotations": {"status": "kept",
+                            "kubectl.kubernetes.io/last-applied-configuration": "{\"a\":[1]}"},
                          "managedFields": [{"manager": "kubectl", "fieldsV1": {"f:spec": {}}}]},
             "spec": {"type": "LoadBalancer", "ports": [{"port": 80}], "status": "dropped"},
             "status": {"loadBalancer": {}},
         });
         let want = json!({
             "apiVersion": "v1", "kind": "Service",
-            "metadata": {"name": "a", "annotations": {"status": "kept"}},
+            "metadata": {"name": "a", "annotations": {"status": "kept",
+                            "kubectl.kubernetes.io/last-applied-configuration": null}},
             "spec": {"type": "LoadBalancer"},
         });
         assert_eq!(pruned(&object), Some(want));

@@ -1,9 +1,10 @@
 //! The fields of a Kubernetes object that the checks read. The webhook decodes an object's
 //! JSON into these alone: an AdmissionReview's object carries much more (an Ingress's
-//! `spec.rules[].http`, a Service's ports, `status`, `metadata.managedFields`), and building
-//! values nobody reads was a quarter of the cost of an Ingress review. A check that reads
-//! another field adds it to [`READ`]; the server's tests decide every review fixture on the
-//! whole object and on the read fields and expect the same decision.
+//! `spec.rules[].http`, a Service's ports, `status`, `metadata.managedFields`, kubectl's
+//! last-applied-configuration annotation), and building values nobody reads was a quarter of
+//! the cost of an Ingress review. A check that reads another field adds it to [`READ`]; the
+//! server's tests decide every review fixture on the whole object and on the read fields and
+//! expect the same decision.
 
 use serde_json::{Map, Value};
 
@@ -15,9 +16,20 @@ pub enum Fields {
     /// Of an object, these keys, each with what is read below it; of an array, this for each
     /// item; any other value as it is.
     Only(&'static [(&'static str, Fields)]),
+    /// Of an object, every key, each value whole except the values of these keys, which are
+    /// [`Unread`]; of an array, this for each item; any other value as it is.
+    AllBut(&'static [&'static str]),
+    /// A value no check reads: `null` stands in for it, so its key still counts.
+    Unread,
 }
 
-use Fields::{Only, Whole};
+use Fields::{AllBut, Only, Unread, Whole};
+
+/// The annotation in which `kubectl apply` keeps the whole object it applied, escaped into one
+/// string: often the largest field of a review, and no check reads it (the annotations whose
+/// values are read are external-dns's names under a prefix and the IRSA keys), but an inject
+/// rule must still see that it is there.
+pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
 
 /// What the checks read of an admitted object.
 pub static READ: Fields = Only(&[
@@ -30,8 +42,8 @@ pub static READ: Fields = Only(&[
             ("name", Whole),
             ("generateName", Whole),
             ("namespace", Whole),
-            // external-dns and IRSA annotations; mutation's patch.
-            ("annotations", Whole),
+            // external-dns and IRSA annotations; mutation's patch (which keys are there).
+            ("annotations", AllBut(&[LAST_APPLIED])),
             // The label of a rule ConfigMap.
             ("labels", Whole),
         ]),
@@ -63,6 +75,9 @@ impl Fields {
         match self {
             Whole => Some(&Whole),
             Only(keys) => keys.iter().find(|(k, _)| *k == key).map(|(_, f)| f),
+            AllBut(unread) if unread.contains(&key) => Some(&Unread),
+            AllBut(_) => Some(&Whole),
+            Unread => None,
         }
     }
 
@@ -70,15 +85,16 @@ impl Fields {
     pub fn prune(&self, value: &Value) -> Value {
         match (self, value) {
             (Whole, _) => value.clone(),
-            (Only(_), Value::Object(map)) => Value::Object(
+            (Unread, _) => Value::Null,
+            (Only(_) | AllBut(_), Value::Object(map)) => Value::Object(
                 map.iter()
                     .filter_map(|(k, v)| Some((k.clone(), self.below(k)?.prune(v))))
                     .collect::<Map<_, _>>(),
             ),
-            (Only(_), Value::Array(items)) => {
+            (Only(_) | AllBut(_), Value::Array(items)) => {
                 Value::Array(items.iter().map(|v| self.prune(v)).collect())
             }
-            (Only(_), _) => value.clone(),
+            (Only(_) | AllBut(_), _) => value.clone(),
         }
     }
 }
@@ -99,6 +115,12 @@ mod tests {
                        "status": {"loadBalancer": {}}}),
                 json!({"kind": "Ingress", "metadata": {"name": "web", "annotations": {"a": "b"}},
                        "spec": {"rules": [{"host": "a.example.com"}, {}], "tls": [{"hosts": ["a"]}]}}),
+            ),
+            (
+                json!({"metadata": {"annotations": {LAST_APPLIED: "{\"kind\":\"Ingress\"}",
+                        "external-dns.alpha.kubernetes.io/hostname": "a.example.com"}}}),
+                json!({"metadata": {"annotations": {LAST_APPLIED: null,
+                        "external-dns.alpha.kubernetes.io/hostname": "a.example.com"}}}),
             ),
             (
                 json!({"kind": "Service", "spec": {"type": "LoadBalancer", "clusterIP": "None",
