@@ -7,8 +7,10 @@
 #   scripts/instructions.sh server     # the whole server under the wrk mix of scripts/bench.sh
 #
 # In process, each decode-decide-encode case of `cargo bench --bench admission_roundtrip`
-# (bench/reviews/, the bench rules) runs for 1 s under callgrind; the figure is the instructions of one round trip (the
-# bench's `round_trip` function, inclusive, divided by its calls).
+# (bench/reviews/, the bench rules) runs for 1 s under callgrind; the figure is the instructions
+# of one round trip (the bench's `round_trip` function, inclusive, divided by its calls). Beside
+# it, the same for the bench's `skip_json`: serde_json passing over the same body building nothing,
+# the least that any serde_json decode of it costs.
 # Server: `zoneguard serve` (release, bench rules) runs under callgrind while wrk drives the
 # four-request mix of scripts/bench.sh with 4 connections; the figures are per request: the
 # admission handler (decode, decide, encode, metrics and log line), its parts, and the whole
@@ -50,25 +52,34 @@ inclusive() {
 
 per() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.0f", a / b; else print "-" }'; }
 
+# per_call BIN BENCHMARK FUNCTION CALLEE: instructions of one call of admission_roundtrip::FUNCTION
+# (inclusive), with BENCHMARK run for 1 s under callgrind; its calls are counted as those of
+# CALLEE, which it calls once each time.
+per_call() {
+  local bin="$1" bench="$2" fn="admission_roundtrip::$3" callee="$4" out total calls
+  out="$W/${bench//\//-}.out"
+  valgrind --tool=callgrind --callgrind-out-file="$out" "$bin" --bench --profile-time 1 \
+    "$bench\$" >/dev/null 2>&1 || die "callgrind failed on $bench"
+  callgrind_annotate --tree=caller "$out" >"$out.tree" 2>/dev/null
+  total="$(inclusive "$fn" "$out")"
+  calls="$(calls_from "$fn" "$callee" "$out.tree")"
+  per "${total:-0}" "${calls:-0}"
+}
+
 in_process() {
-  local bin case out tree total calls
+  local bin case round_trip skip
   say "building the admission_roundtrip bench"
   bin="$(cd "$BENCH_ROOT" && cargo bench --bench admission_roundtrip --no-run 2>&1 |
     awk -F'[()]' '/Executable .*admission_roundtrip/ { print $2 }' | tail -1)"
   [[ -x "$bin" ]] || die "cannot find the admission_roundtrip bench binary"
-  printf '%-34s %14s\n' "request (decode-decide-encode)" "instructions"
+  printf '%-34s %14s %16s\n' "request (decode-decide-encode)" "instructions" "JSON skip alone"
   local cases
   cases="$("$bin" --bench --list 2>/dev/null | sed -n 's|^admission_roundtrip/decode-decide-encode/\(.*\): benchmark$|\1|p')"
   [[ -n "$cases" ]] || die "the bench listed no decode-decide-encode case"
   for case in $cases; do
-    out="$W/${case//\//-}.out"
-    valgrind --tool=callgrind --callgrind-out-file="$out" "$bin" --bench --profile-time 1 \
-      "decode-decide-encode/$case\$" >/dev/null 2>&1 || die "callgrind failed on $case"
-    tree="$out.tree"
-    callgrind_annotate --tree=caller "$out" >"$tree" 2>/dev/null
-    total="$(inclusive admission_roundtrip::round_trip "$out")"
-    calls="$(calls_from admission_roundtrip::round_trip zoneguard::serve::review::parse "$tree")"
-    printf '%-34s %14s\n' "$case" "$(per "${total:-0}" "${calls:-0}")"
+    round_trip="$(per_call "$bin" "decode-decide-encode/$case" round_trip zoneguard::serve::review::parse)"
+    skip="$(per_call "$bin" "skip-json/$case" skip_json serde_json::de::from_trait)"
+    printf '%-34s %14s %16s\n' "$case" "$round_trip" "$skip"
   done
 }
 
