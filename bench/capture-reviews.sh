@@ -45,7 +45,8 @@ for ns in team-0 team-1 ns-7; do kc create namespace "$ns" >/dev/null; done
 free_port CAPTURE_PORT
 bg_start "$W/capture.log" python3 "$BENCH_DIR/capture.py" "$CAPTURE_PORT" \
   "$PKI/webhook.crt" "$PKI/webhook.key" "$W/captured"
-wait_https "$BG_PID" "$CAPTURE_PORT" 10 "$W/capture.log"
+CAPTURE_PID=$BG_PID
+wait_https "$CAPTURE_PID" "$CAPTURE_PORT" 10 "$W/capture.log"
 webhook_configurations "https://127.0.0.1:$CAPTURE_PORT" "$PKI/ca.crt" "$W/webhooks.yaml"
 kc apply -f "$W/webhooks.yaml" >/dev/null
 
@@ -61,11 +62,7 @@ spec:
 YAML
   [[ -s "$W/captured/validate-ingress-team-1-probe.json" ]]
 }
-for _ in $(seq 1 100); do
-  probe && break
-  sleep 0.3
-done
-probe || die "the webhooks did not reach the capture server within 30 s (see $W/capture.log)"
+wait_until 30 "$CAPTURE_PID" capture probe || die "the webhooks did not reach the capture server"
 
 # keep PATH KIND NAMESPACE NAME FILE: the review the API server last sent to PATH for the
 # object, as bench/reviews/FILE.
