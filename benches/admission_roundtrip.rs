@@ -58,6 +58,7 @@ fn skip_json(body: &[u8]) -> IgnoredAny {
     serde_json::from_slice(body).expect("valid JSON")
 }
 
+#[inline(never)]
 fn round_trip(rules: &RuleSet, body: &[u8], mutate: bool) -> Vec<u8> {
     let review = decode(body);
     let decision = decide(rules, &review, mutate);
