@@ -258,6 +258,9 @@ pub fn mutate(rules: &RuleSet, req: &Request<'_>) -> Decision {
         &annotated,
         &irsa::Facts::none(),
     );
+    if after.violations.is_empty() {
+        return decision.enforce(rules.enforcement);
+    }
     for inj in &injections {
         let field = crate::annotation::field(&inj.key);
         for v in after

@@ -74,6 +74,18 @@ impl RoleArn {
     }
 }
 
+impl RoleArn {
+    /// The ARN's text, `arn:<partition>:iam::<account>:role<path><name>` (what `Display`
+    /// writes), built in one allocation: the key of the rules' and IAM facts' maps.
+    pub fn arn(&self) -> String {
+        let (partition, account) = (self.partition.as_str(), self.account.as_str());
+        [
+            "arn:", partition, ":iam::", account, ":role", &self.path, &self.name,
+        ]
+        .concat()
+    }
+}
+
 impl fmt::Display for RoleArn {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
@@ -214,6 +226,18 @@ mod tests {
 
     fn ok(text: &str) -> RoleArn {
         RoleArn::parse(text).unwrap_or_else(|e| panic!("{text}: {e}"))
+    }
+
+    #[test]
+    fn the_arn_text_is_what_display_writes() {
+        for text in [
+            "arn:aws:iam::111122223333:role/external-dns",
+            "arn:aws-cn:iam::111122223333:role/a/b/c",
+        ] {
+            let role = ok(text);
+            assert_eq!(role.arn(), text);
+            assert_eq!(role.arn(), role.to_string());
+        }
     }
 
     #[test]

@@ -29,20 +29,29 @@ pub struct Findings {
 struct Subject<'a> {
     namespace: &'a str,
     name: &'a str,
-    field: String,
     arn_text: &'a str,
     /// `metadata.annotations[…] "arn…"`: the prefix of every message.
-    at: String,
+    at: At<'a>,
     role: RoleArn,
     /// IAM lookups were expected for this request (`irsa.source: iam`, or the caller
     /// resolved facts anyway).
     live: bool,
 }
 
+/// Where the role ARN sits, formatted only when a message needs it (most ServiceAccounts pass).
+#[derive(Clone, Copy)]
+struct At<'a>(&'a str);
+
+impl std::fmt::Display for At<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {:?}", annotation::field(ROLE_ARN), self.0)
+    }
+}
+
 impl Subject<'_> {
     fn violation(&self, reason: Reason, message: String) -> Violation {
         Violation {
-            field: self.field.clone(),
+            field: annotation::field(ROLE_ARN),
             value: self.arn_text.to_string(),
             reason,
             message,
@@ -67,12 +76,11 @@ pub fn check_with(
     let Some(arn_text) = annotation::get(object, ROLE_ARN).filter(|v| !v.trim().is_empty()) else {
         return out;
     };
-    let field = annotation::field(ROLE_ARN);
-    let at = format!("{field} {arn_text:?}");
+    let at = At(arn_text);
     let role = match RoleArn::parse(arn_text.trim()) {
         Ok(role) => role,
         Err(e) => {
-            out.violations.push(Violation { field, value: arn_text.to_string(), reason: Reason::RoleArnInvalid, message: format!("{at} is not an IAM role ARN: {e}; write arn:aws:iam::<12-digit account>:role/<name>") });
+            out.violations.push(Violation { field: annotation::field(ROLE_ARN), value: arn_text.to_string(), reason: Reason::RoleArnInvalid, message: format!("{at} is not an IAM role ARN: {e}; write arn:aws:iam::<12-digit account>:role/<name>") });
             return out;
         }
     };
@@ -80,7 +88,6 @@ pub fn check_with(
     let subject = Subject {
         namespace,
         name,
-        field,
         arn_text,
         at,
         role,
@@ -96,11 +103,7 @@ pub fn check_with(
     if let Some(policy) = trust_policy(rules, facts, &subject, &mut out) {
         web_identity(rules, &subject, object, policy, facts, &mut out);
     }
-    let caller_arn = match facts.role(&subject.role) {
-        Some(Lookup::Found(role)) => role.arn.clone(),
-        _ => subject.role.to_string(),
-    };
-    chain::check(rules, facts, &subject, &caller_arn, &mut out);
+    chain::check(rules, facts, &subject, &mut out);
     out
 }
 
@@ -113,7 +116,7 @@ fn trust_policy<'a>(
     out: &mut Findings,
 ) -> Option<&'a TrustPolicy> {
     let irsa = &rules.irsa;
-    if let Some(policy) = irsa.trust_policies.get(&s.role.to_string()) {
+    if let Some(policy) = irsa.trust_policies.get(&s.role.arn()) {
         return Some(policy);
     }
     if !s.live {

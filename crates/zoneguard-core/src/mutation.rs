@@ -30,10 +30,27 @@ pub fn check_template(template: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// `template` with `{name}` and `{namespace}` filled in, in one pass (a filled-in value is never
+/// read as a placeholder).
 fn render(template: &str, name: &str, namespace: &str) -> String {
-    template
-        .replace("{name}", name)
-        .replace("{namespace}", namespace)
+    let mut out = String::with_capacity(template.len() + name.len() + namespace.len());
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let from = &rest[open..];
+        rest = if let Some(after) = from.strip_prefix("{name}") {
+            out.push_str(name);
+            after
+        } else if let Some(after) = from.strip_prefix("{namespace}") {
+            out.push_str(namespace);
+            after
+        } else {
+            out.push('{');
+            &from[1..]
+        };
+    }
+    out.push_str(rest);
+    out
 }
 
 fn applies(rule: &InjectRule, kind: &str, namespace: &str, object: &Value) -> bool {
@@ -84,9 +101,28 @@ pub fn plan(
     out
 }
 
-/// RFC 6902 escaping of one JSON Pointer token.
-pub fn escape(token: &str) -> String {
-    token.replace('~', "~0").replace('/', "~1")
+/// Appends `token` to `out`, escaped as a JSON Pointer token (RFC 6901: `~` → `~0`, `/` → `~1`).
+fn escape_into(out: &mut String, token: &str) {
+    let mut rest = token;
+    while let Some(at) = rest.find(['~', '/']) {
+        out.push_str(&rest[..at]);
+        out.push_str(if rest.as_bytes()[at] == b'~' {
+            "~0"
+        } else {
+            "~1"
+        });
+        rest = &rest[at + 1..];
+    }
+    out.push_str(rest);
+}
+
+/// The JSON Pointer of the annotation `key`.
+fn annotation_pointer(key: &str) -> String {
+    const PARENT: &str = "/metadata/annotations/";
+    let mut out = String::with_capacity(PARENT.len() + key.len() + 4);
+    out.push_str(PARENT);
+    escape_into(&mut out, key);
+    out
 }
 
 /// The JSON Patch that adds `injections` to `object` (creating `metadata.annotations` if needed).
@@ -97,7 +133,7 @@ pub fn to_patch(object: &Value, injections: &[Injection]) -> Vec<Value> {
     if annotation::map(object).is_some() {
         return injections
             .iter()
-            .map(|i| json!({"op": "add", "path": format!("/metadata/annotations/{}", escape(&i.key)), "value": i.value}))
+            .map(|i| json!({"op": "add", "path": annotation_pointer(&i.key), "value": i.value}))
             .collect();
     }
     let map: Map<String, Value> = injections
@@ -128,4 +164,63 @@ pub fn apply(object: &Value, patch: &[Value]) -> Result<Value, String> {
     let mut out = object.clone();
     json_patch::patch(&mut out, &ops).map_err(|e| e.to_string())?;
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_template_is_filled_in_one_pass() {
+        let table = [
+            (
+                "{name}.apps.example.com",
+                "web",
+                "shop",
+                "web.apps.example.com",
+            ),
+            (
+                "{name}.{namespace}.example.com",
+                "web",
+                "shop",
+                "web.shop.example.com",
+            ),
+            ("static.example.com", "web", "shop", "static.example.com"),
+            ("{namespace}{name}", "a", "b", "ba"),
+            ("{other} and {", "web", "shop", "{other} and {"),
+            // A value that looks like a placeholder is not filled in again.
+            (
+                "{name}-{namespace}",
+                "{namespace}",
+                "shop",
+                "{namespace}-shop",
+            ),
+            ("", "web", "shop", ""),
+        ];
+        for (template, name, namespace, want) in table {
+            assert_eq!(render(template, name, namespace), want, "{template}");
+        }
+    }
+
+    #[test]
+    fn an_annotation_key_is_escaped_as_a_json_pointer_token() {
+        let table = [
+            (
+                "external-dns.alpha.kubernetes.io/hostname",
+                "external-dns.alpha.kubernetes.io~1hostname",
+            ),
+            ("a~b/c", "a~0b~1c"),
+            ("~1", "~01"),
+            ("//", "~1~1"),
+            ("plain", "plain"),
+            ("", ""),
+        ];
+        for (key, want) in table {
+            assert_eq!(
+                annotation_pointer(key),
+                format!("/metadata/annotations/{want}"),
+                "{key}"
+            );
+        }
+    }
 }

@@ -4,6 +4,7 @@ use crate::annotation::{self, HostnameSource};
 use crate::rules::RuleSet;
 use crate::verdict::{Reason, Violation};
 use serde_json::Value;
+use std::fmt;
 
 /// The kinds zoneguard looks at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,13 +43,45 @@ impl Kind {
 /// A hostname an object asks for, with the field it came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Candidate {
-    pub field: String,
+    pub field: Field,
     /// As written by the user.
     pub raw: String,
     /// As external-dns reads it.
     pub name: String,
     /// An annotation item that had interior spaces (external-dns deletes them).
     pub interior_space: bool,
+}
+
+/// The field a candidate was written in. Most names pass every check, so the path is kept as
+/// its parts and only written out (`Display`) for a violation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Field {
+    /// `<list>[<index>].<key>`, e.g. `spec.rules[0].host`.
+    ListKey {
+        list: &'static str,
+        index: usize,
+        key: &'static str,
+    },
+    /// `<list>[<index>]`, e.g. `spec.hostnames[1]`.
+    ListItem { list: &'static str, index: usize },
+    /// `spec.tls[<tls>].hosts[<host>]`.
+    TlsHost { tls: usize, host: usize },
+    /// Item `<index>` of the comma-separated annotation `<key>`:
+    /// `metadata.annotations["<key>"][<index>]`.
+    AnnotationItem { key: String, index: usize },
+}
+
+impl fmt::Display for Field {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Field::ListKey { list, index, key } => write!(f, "{list}[{index}].{key}"),
+            Field::ListItem { list, index } => write!(f, "{list}[{index}]"),
+            Field::TlsHost { tls, host } => write!(f, "spec.tls[{tls}].hosts[{host}]"),
+            Field::AnnotationItem { key, index } => {
+                write!(f, "{}[{index}]", annotation::field(key))
+            }
+        }
+    }
 }
 
 /// Everything the sources of one object yield.
@@ -70,7 +103,7 @@ impl Extracted {
         }
     }
 
-    fn spec_field(&mut self, field: String, value: &str) {
+    fn spec_field(&mut self, field: Field, value: &str) {
         self.push(Candidate {
             field,
             raw: value.to_string(),
@@ -84,11 +117,13 @@ impl Extracted {
         let Some(value) = annotation::get_prefixed(object, prefix, name) else {
             return;
         };
-        let field_of_list = annotation::field_of(prefix, name);
+        let key = [prefix, name].concat();
         for item in annotation::split_hostnames(value) {
-            let field = format!("{field_of_list}[{}]", item.index);
             self.push(Candidate {
-                field,
+                field: Field::AnnotationItem {
+                    key: key.clone(),
+                    index: item.index,
+                },
                 raw: item.raw,
                 name: item.name,
                 interior_space: item.interior_space,
@@ -136,10 +171,16 @@ fn items<'a>(object: &'a Value, path: &[&str]) -> &'a [Value] {
 }
 
 /// `<list>[i].<key>` strings, e.g. `spec.listeners[0].hostname`.
-fn strings_at(object: &Value, path: &[&str], key: &str, field: &str, out: &mut Extracted) {
-    for (i, item) in items(object, path).iter().enumerate() {
+fn strings_at(
+    object: &Value,
+    path: &[&str],
+    key: &'static str,
+    list: &'static str,
+    out: &mut Extracted,
+) {
+    for (index, item) in items(object, path).iter().enumerate() {
         if let Some(host) = item.get(key).and_then(Value::as_str) {
-            out.spec_field(format!("{field}[{i}].{key}"), host);
+            out.spec_field(Field::ListKey { list, index, key }, host);
         }
     }
 }
@@ -169,7 +210,7 @@ fn ingress(rules: &RuleSet, object: &Value, out: &mut Extracted) {
                 .enumerate()
             {
                 if let Some(host) = host.as_str() {
-                    out.spec_field(format!("spec.tls[{i}].hosts[{j}]"), host);
+                    out.spec_field(Field::TlsHost { tls: i, host: j }, host);
                 }
             }
         }
@@ -187,9 +228,10 @@ fn route(rules: &RuleSet, kind: Kind, object: &Value, out: &mut Extracted) {
         }
     }
     if defined && kind == Kind::RouteWithHostnames {
-        for (i, host) in items(object, &["spec", "hostnames"]).iter().enumerate() {
+        for (index, host) in items(object, &["spec", "hostnames"]).iter().enumerate() {
             if let Some(host) = host.as_str() {
-                out.spec_field(format!("spec.hostnames[{i}]"), host);
+                let list = "spec.hostnames";
+                out.spec_field(Field::ListItem { list, index }, host);
             }
         }
     }
@@ -285,6 +327,43 @@ fn foreign_prefix_warnings(rules: &RuleSet, kind: Kind, object: &Value, out: &mu
         if let Some(p) = foreign {
             let suffix = &key[p.len()..];
             out.warnings.push(format!("{} is ignored: this cluster's external-dns reads the prefix {configured:?}; rename it to \"{configured}{suffix}\"", annotation::field(key)));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_field_is_written_as_its_path() {
+        let table = [
+            (
+                Field::ListKey {
+                    list: "spec.rules",
+                    index: 2,
+                    key: "host",
+                },
+                "spec.rules[2].host",
+            ),
+            (
+                Field::ListItem {
+                    list: "spec.hostnames",
+                    index: 0,
+                },
+                "spec.hostnames[0]",
+            ),
+            (Field::TlsHost { tls: 1, host: 3 }, "spec.tls[1].hosts[3]"),
+            (
+                Field::AnnotationItem {
+                    key: "external-dns.alpha.kubernetes.io/hostname".into(),
+                    index: 4,
+                },
+                r#"metadata.annotations["external-dns.alpha.kubernetes.io/hostname"][4]"#,
+            ),
+        ];
+        for (field, want) in table {
+            assert_eq!(field.to_string(), want);
         }
     }
 }

@@ -9,7 +9,7 @@ use crate::verdict::{Reason, Violation};
 /// The first rule a candidate breaks, if any: syntax, cluster filters, delegation, TXT length.
 pub fn judge(rules: &RuleSet, namespace: &str, c: &Candidate) -> Option<Violation> {
     let violation = |reason, message: String| Violation {
-        field: c.field.clone(),
+        field: c.field.to_string(),
         value: c.raw.clone(),
         reason,
         message,

@@ -11,18 +11,21 @@ use crate::trust::permission::{evaluate_permissions, Named, PermissionOutcome};
 use crate::trust::{TrustPolicy, TrustVerdict};
 use crate::verdict::Reason;
 
-pub(super) fn check(
-    rules: &RuleSet,
-    facts: &Facts,
-    s: &Subject<'_>,
-    caller_arn: &str,
-    out: &mut Findings,
-) {
+pub(super) fn check(rules: &RuleSet, facts: &Facts, s: &Subject<'_>, out: &mut Findings) {
+    let mut chains = rules.irsa.chains_of(s.namespace, s.name).peekable();
+    if chains.peek().is_none() {
+        return;
+    }
+    // The IRSA role as IAM names it (real path and letter case), else as annotated.
+    let caller_arn = match facts.role(&s.role) {
+        Some(Lookup::Found(role)) => role.arn.clone(),
+        _ => s.role.arn(),
+    };
     let caller = RoleCaller {
         role: &s.role,
-        arn: caller_arn,
+        arn: &caller_arn,
     };
-    for chain in rules.irsa.chains_of(s.namespace, s.name) {
+    for chain in chains {
         target_side(rules, facts, s, &caller, &chain.assumes, out);
         permission_side(rules, facts, s, &caller, &chain.assumes, out);
     }
@@ -41,7 +44,7 @@ fn target_policy<'a>(
         "{}: cannot verify the role chain to {target} (irsa.chains), target side",
         s.at
     );
-    if let Some(policy) = rules.irsa.trust_policies.get(&target.to_string()) {
+    if let Some(policy) = rules.irsa.trust_policies.get(&target.arn()) {
         return Some(policy);
     }
     if !s.live {
@@ -167,7 +170,7 @@ fn permission_side(
                 .map(|e| format!("{}: {e}", p.name))
         })
         .collect();
-    let (context, target_text) = (caller.context(&target.account), target.to_string());
+    let (context, target_text) = (caller.context(&target.account), target.arn());
     let ask = |named: &[Named<'_>]| {
         evaluate_permissions(named, ASSUME_ROLE_ACTION, &target_text, &context)
     };

@@ -44,7 +44,7 @@ pub struct OidcProvider {
     pub client_ids: Vec<String>,
 }
 
-/// Everything fetched for one request. Keys are canonical ARNs (`RoleArn`'s `Display`, the
+/// Everything fetched for one request. Keys are canonical ARNs (`RoleArn::arn`, the
 /// provider ARN as `WebIdentity::provider_arn` builds it).
 #[derive(Debug, Clone, Default)]
 pub struct Facts {
@@ -64,12 +64,19 @@ impl Facts {
         Self::default()
     }
 
+    // The `is_empty` tests spare formatting the key when nothing was fetched (the usual case).
     pub fn role(&self, role: &RoleArn) -> Option<&Lookup<IamRole>> {
-        self.roles.get(&role.to_string())
+        if self.roles.is_empty() {
+            return None;
+        }
+        self.roles.get(&role.arn())
     }
 
     pub fn permissions_of(&self, role: &RoleArn) -> Option<&Lookup<Vec<NamedPolicy>>> {
-        self.permissions.get(&role.to_string())
+        if self.permissions.is_empty() {
+            return None;
+        }
+        self.permissions.get(&role.arn())
     }
 
     pub fn provider(&self, provider_arn: &str) -> Option<&Lookup<OidcProvider>> {
@@ -77,7 +84,7 @@ impl Facts {
     }
 
     pub fn insert_role(&mut self, role: &RoleArn, lookup: Lookup<IamRole>) -> &mut Self {
-        self.roles.insert(role.to_string(), lookup);
+        self.roles.insert(role.arn(), lookup);
         self
     }
 
@@ -86,7 +93,7 @@ impl Facts {
         role: &RoleArn,
         lookup: Lookup<Vec<NamedPolicy>>,
     ) -> &mut Self {
-        self.permissions.insert(role.to_string(), lookup);
+        self.permissions.insert(role.arn(), lookup);
         self
     }
 

@@ -314,7 +314,7 @@ fn irsa(doc: &IrsaDoc, errors: &mut Vec<CompileError>) -> Irsa {
         };
         match policy {
             Ok(p) => {
-                trust_policies.insert(role.to_string(), p);
+                trust_policies.insert(role.arn(), p);
             }
             Err(e) => errors.push(CompileError::new(
                 path,

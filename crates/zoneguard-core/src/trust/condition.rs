@@ -5,6 +5,7 @@
 use super::glob::{self, Tok};
 use super::policy::Version;
 use super::request::{Context, KeyState};
+use std::borrow::Cow;
 use std::net::IpAddr;
 
 /// How a multi-valued request key is compared.
@@ -195,8 +196,14 @@ impl Value {
         })
     }
 
-    /// The literal text (escapes resolved); `None` when a variable is present.
-    pub fn literal(&self) -> Option<String> {
+    /// The literal text (escapes resolved); `None` when a variable is present. Borrowed when
+    /// the value is plain text, as most are.
+    pub fn literal(&self) -> Option<Cow<'_, str>> {
+        match self.parts.as_slice() {
+            [] => return Some(Cow::Borrowed("")),
+            [Part::Text(t)] => return Some(Cow::Borrowed(t)),
+            _ => {}
+        }
         let mut out = String::new();
         for part in &self.parts {
             match part {
@@ -205,7 +212,7 @@ impl Value {
                 Part::Variable(_) => return None,
             }
         }
-        Some(out)
+        Some(Cow::Owned(out))
     }
 
     /// The glob; `None` when a variable is present.
@@ -383,7 +390,10 @@ fn compare(test: Test, policy: &Value, request_value: &str) -> Truth {
     let result = match test {
         Test::StringEquals | Test::Binary => literal == request_value,
         Test::StringEqualsIgnoreCase => literal.to_lowercase() == request_value.to_lowercase(),
-        Test::StringLike => glob::matches(&policy.glob().unwrap_or_default(), request_value),
+        Test::StringLike => match policy.parts.as_slice() {
+            [Part::Text(pattern)] => glob::matches_text(pattern, request_value),
+            _ => glob::matches(&policy.glob().unwrap_or_default(), request_value),
+        },
         Test::Numeric(ordering) => compare_numbers(ordering, &literal, request_value),
         Test::Date(ordering) => compare_dates(ordering, &literal, request_value),
         Test::Bool => is_bool(request_value) && literal.eq_ignore_ascii_case(request_value),

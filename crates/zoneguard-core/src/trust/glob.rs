@@ -28,12 +28,53 @@ pub fn wild(c: char) -> Tok {
 
 /// Whether `text` matches the whole of `pattern`; linear backtracking, never exponential.
 pub fn matches(pattern: &[Tok], text: &str) -> bool {
-    let text: Vec<char> = text.chars().collect();
+    let pattern = |i: usize| pattern.get(i).copied();
+    if text.is_ascii() {
+        run(pattern, text.as_bytes(), |c, b| c == char::from(b))
+    } else {
+        let text: Vec<char> = text.chars().collect();
+        run(pattern, &text, |c, t| c == t)
+    }
+}
+
+/// Whether `text` matches the whole of `pattern` written as text (`*` and `?` wildcards);
+/// without allocating when both are ASCII, as IAM's keys and values nearly always are.
+pub fn matches_text(pattern: &str, text: &str) -> bool {
+    match ascii(pattern, text) {
+        Some((p, t)) => run(wild_at(p), t, |c, b| c == char::from(b)),
+        None => matches(&compile(pattern), text),
+    }
+}
+
+/// Case-insensitive glob on ASCII-insensitive text (actions).
+pub fn matches_ignore_case(pattern: &str, text: &str) -> bool {
+    match ascii(pattern, text) {
+        Some((p, t)) => run(wild_at(p), t, |c, b| c.eq_ignore_ascii_case(&char::from(b))),
+        None => matches(&compile(&pattern.to_lowercase()), &text.to_lowercase()),
+    }
+}
+
+fn ascii<'a>(pattern: &'a str, text: &'a str) -> Option<(&'a [u8], &'a [u8])> {
+    (pattern.is_ascii() && text.is_ascii()).then_some((pattern.as_bytes(), text.as_bytes()))
+}
+
+/// The tokens of an ASCII pattern, one per byte.
+fn wild_at(pattern: &[u8]) -> impl Fn(usize) -> Option<Tok> + '_ {
+    |i| pattern.get(i).map(|b| wild(char::from(*b)))
+}
+
+/// The matcher: `pattern(i)` is the i-th token (`None` past the end), `lit` compares a
+/// literal token with one unit of `text` (a byte of ASCII text, else a `char`).
+fn run<T: Copy>(
+    pattern: impl Fn(usize) -> Option<Tok>,
+    text: &[T],
+    lit: impl Fn(char, T) -> bool,
+) -> bool {
     let (mut p, mut t) = (0usize, 0usize);
     let mut star: Option<(usize, usize)> = None;
     while t < text.len() {
-        match pattern.get(p) {
-            Some(Tok::Lit(c)) if *c == text[t] => {
+        match pattern(p) {
+            Some(Tok::Lit(c)) if lit(c, text[t]) => {
                 p += 1;
                 t += 1;
             }
@@ -55,14 +96,7 @@ pub fn matches(pattern: &[Tok], text: &str) -> bool {
             },
         }
     }
-    pattern[p.min(pattern.len())..]
-        .iter()
-        .all(|tok| *tok == Tok::Any)
-}
-
-/// Case-insensitive glob on ASCII-insensitive text (actions).
-pub fn matches_ignore_case(pattern: &str, text: &str) -> bool {
-    matches(&compile(&pattern.to_lowercase()), &text.to_lowercase())
+    (p..).map_while(&pattern).all(|tok| tok == Tok::Any)
 }
 
 #[cfg(test)]
@@ -101,6 +135,11 @@ mod tests {
                 expected,
                 "{pattern} ~ {text}"
             );
+            assert_eq!(
+                matches_text(pattern, text),
+                expected,
+                "{pattern} ~ {text} (text)"
+            );
         }
     }
 
@@ -121,5 +160,8 @@ mod tests {
             "sts:AssumeRole",
             "sts:AssumeRoleWithWebIdentity"
         ));
+        // Past ASCII, both sides are lower-cased as Unicode text.
+        assert!(matches_ignore_case("ÉTÉ:*", "été:x"));
+        assert!(matches_ignore_case("?:x", "É:X"));
     }
 }

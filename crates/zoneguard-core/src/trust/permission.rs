@@ -209,10 +209,7 @@ fn action_matches(element: &ActionElement, action: &str) -> bool {
 
 /// Resource ARNs match as case-sensitive whole-string globs.
 fn resource_matches(element: &ResourceElement, resource: &str) -> bool {
-    let any = |list: &[String]| {
-        list.iter()
-            .any(|p| glob::matches(&glob::compile(p), resource))
-    };
+    let any = |list: &[String]| list.iter().any(|p| glob::matches_text(p, resource));
     match element {
         ResourceElement::Resource(list) => any(list),
         ResourceElement::NotResource(list) => !any(list),
