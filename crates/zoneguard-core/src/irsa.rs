@@ -30,8 +30,6 @@ struct Subject<'a> {
     namespace: &'a str,
     name: &'a str,
     arn_text: &'a str,
-    /// `metadata.annotations[…] "arn…"`: the prefix of every message.
-    at: At<'a>,
     role: RoleArn,
     /// IAM lookups were expected for this request (`irsa.source: iam`, or the caller
     /// resolved facts anyway).
@@ -49,6 +47,11 @@ impl std::fmt::Display for At<'_> {
 }
 
 impl Subject<'_> {
+    /// `metadata.annotations[…] "arn…"`: the prefix of every message.
+    fn at(&self) -> At<'_> {
+        At(self.arn_text)
+    }
+
     fn violation(&self, reason: Reason, message: String) -> Violation {
         Violation {
             field: annotation::field(ROLE_ARN),
@@ -76,11 +79,10 @@ pub fn check_with(
     let Some(arn_text) = annotation::get(object, ROLE_ARN).filter(|v| !v.trim().is_empty()) else {
         return out;
     };
-    let at = At(arn_text);
     let role = match RoleArn::parse(arn_text.trim()) {
         Ok(role) => role,
         Err(e) => {
-            out.violations.push(Violation { field: annotation::field(ROLE_ARN), value: arn_text.to_string(), reason: Reason::RoleArnInvalid, message: format!("{at} is not an IAM role ARN: {e}; write arn:aws:iam::<12-digit account>:role/<name>") });
+            out.violations.push(Violation { field: annotation::field(ROLE_ARN), value: arn_text.to_string(), reason: Reason::RoleArnInvalid, message: format!("{} is not an IAM role ARN: {e}; write arn:aws:iam::<12-digit account>:role/<name>", At(arn_text)) });
             return out;
         }
     };
@@ -89,13 +91,12 @@ pub fn check_with(
         namespace,
         name,
         arn_text,
-        at,
         role,
         live: irsa.source == IrsaSource::Iam || facts.resolved,
     };
     if !irsa.accounts.is_empty() && !irsa.accounts.contains(&subject.role.account) {
         let allowed: Vec<&str> = irsa.accounts.iter().map(String::as_str).collect();
-        let message = format!("{} is in account {}, which this cluster's ServiceAccounts may not use (allowed: {}); use a role in an allowed account", subject.at, subject.role.account, allowed.join(", "));
+        let message = format!("{} is in account {}, which this cluster's ServiceAccounts may not use (allowed: {}); use a role in an allowed account", subject.at(), subject.role.account, allowed.join(", "));
         out.violations
             .push(subject.violation(Reason::RoleAccountNotAllowed, message));
         return out;
@@ -120,23 +121,23 @@ fn trust_policy<'a>(
         return Some(policy);
     }
     if !s.live {
-        let text = format!("{}: zoneguard does not know this role's trust policy, so it cannot tell whether pods will get the role; add the policy under irsa.trustPolicies in the rules", s.at);
+        let text = format!("{}: zoneguard does not know this role's trust policy, so it cannot tell whether pods will get the role; add the policy under irsa.trustPolicies in the rules", s.at());
         unknown(irsa.unknown_role, s, text, out);
         return None;
     }
     match facts.role(&s.role) {
         None => {
-            let text = format!("{}: cannot verify: irsa.source is iam, but this check ran without reading IAM (for `zoneguard check`, add --iam), so zoneguard cannot tell whether pods will get the role", s.at);
+            let text = format!("{}: cannot verify: irsa.source is iam, but this check ran without reading IAM (for `zoneguard check`, add --iam), so zoneguard cannot tell whether pods will get the role", s.at());
             unknown(irsa.unknown_role, s, text, out);
             None
         }
         Some(Lookup::Unavailable(why)) => {
-            let text = format!("{}: cannot verify: zoneguard could not read the role from IAM ({why}), so it cannot tell whether pods will get the role", s.at);
+            let text = format!("{}: cannot verify: zoneguard could not read the role from IAM ({why}), so it cannot tell whether pods will get the role", s.at());
             unknown(irsa.unknown_role, s, text, out);
             None
         }
         Some(Lookup::NotFound(_)) => {
-            let message = format!("{}: role {} does not exist in account {} (IAM GetRole: NoSuchEntity), so pods cannot assume it; create the role first, or fix the name in the annotation", s.at, s.role.name, s.role.account);
+            let message = format!("{}: role {} does not exist in account {} (IAM GetRole: NoSuchEntity), so pods cannot assume it; create the role first, or fix the name in the annotation", s.at(), s.role.name, s.role.account);
             out.violations
                 .push(s.violation(Reason::RoleUnknown, message));
             None
@@ -152,7 +153,7 @@ fn found_role<'a>(
     out: &mut Findings,
 ) -> Option<&'a TrustPolicy> {
     if let Some(what) = arn_difference(&s.role, &role.arn) {
-        let message = format!("{}: IAM names this role {}; the annotation differs only in its {what}, and pods would ask STS for a role ARN that IAM does not use; write {} exactly", s.at, role.arn, role.arn);
+        let message = format!("{}: IAM names this role {}; the annotation differs only in its {what}, and pods would ask STS for a role ARN that IAM does not use; write {} exactly", s.at(), role.arn, role.arn);
         out.violations
             .push(s.violation(Reason::RoleArnInvalid, message));
     }
@@ -161,7 +162,7 @@ fn found_role<'a>(
         Err(e) => {
             let text = format!(
                 "{}: cannot verify: IAM returned a trust policy zoneguard cannot read ({e})",
-                s.at
+                s.at()
             );
             unknown(rules.irsa.unknown_role, s, text, out);
             None
@@ -197,7 +198,7 @@ fn web_identity(
 ) {
     let irsa = &rules.irsa;
     let Some(issuer) = irsa.issuer.as_deref() else {
-        out.warnings.push(format!("{}: cannot verify the trust policy because irsa.issuer (this cluster's OIDC issuer) is not set in the rules", s.at));
+        out.warnings.push(format!("{}: cannot verify the trust policy because irsa.issuer (this cluster's OIDC issuer) is not set in the rules", s.at()));
         return;
     };
     let audience = annotation::get(object, AUDIENCE).unwrap_or(&irsa.audience);
@@ -211,7 +212,7 @@ fn web_identity(
     match trust::evaluate_web_identity(policy, &who) {
         TrustVerdict::Allowed => {}
         TrustVerdict::Denied(miss) => {
-            let mut message = format!("{}: {}", s.at, miss.explanation);
+            let mut message = format!("{}: {}", s.at(), miss.explanation);
             if let Some(statement) = miss.suggested_statement {
                 message.push_str(&format!(
                     "\n  a trust-policy statement that would admit it: {statement}"
@@ -222,7 +223,7 @@ fn web_identity(
         }
         TrustVerdict::Unverifiable(why) => out.warnings.push(format!(
             "{}: zoneguard cannot verify the role's trust policy ({}): {why}",
-            s.at,
+            s.at(),
             Reason::RoleUnverifiable
         )),
     }

@@ -42,7 +42,7 @@ fn target_policy<'a>(
     let verdict = rules.irsa.unknown_role;
     let head = format!(
         "{}: cannot verify the role chain to {target} (irsa.chains), target side",
-        s.at
+        s.at()
     );
     if let Some(policy) = rules.irsa.trust_policies.get(&target.arn()) {
         return Some(policy);
@@ -68,7 +68,7 @@ fn target_policy<'a>(
             out,
         ),
         Some(Lookup::NotFound(_)) => {
-            let message = format!("{}: the role chain to {target} (irsa.chains) is broken on the target side: role {} does not exist in account {}; create it or fix irsa.chains", s.at, target.name, target.account);
+            let message = format!("{}: the role chain to {target} (irsa.chains) is broken on the target side: role {} does not exist in account {}; create it or fix irsa.chains", s.at(), target.name, target.account);
             out.violations
                 .push(s.violation(Reason::RoleNotTrusted, message));
         }
@@ -99,7 +99,7 @@ fn target_side(
     match evaluate_assume_role(policy, caller, target) {
         TrustVerdict::Allowed => {}
         TrustVerdict::Denied(miss) => {
-            let mut message = format!("{}: the role chain to {target} (irsa.chains) is broken on the target side: the trust policy of {target} does not let {} call {ASSUME_ROLE_ACTION}: {}", s.at, caller.arn, miss.explanation);
+            let mut message = format!("{}: the role chain to {target} (irsa.chains) is broken on the target side: the trust policy of {target} does not let {} call {ASSUME_ROLE_ACTION}: {}", s.at(), caller.arn, miss.explanation);
             if let Some(statement) = miss.suggested_statement {
                 message.push_str(&format!(
                     "\n  add this statement to the trust policy of {target}: {statement}"
@@ -110,7 +110,7 @@ fn target_side(
         }
         TrustVerdict::Unverifiable(why) => out.warnings.push(format!(
             "{}: zoneguard cannot verify the role chain to {target}, target side ({}): {why}",
-            s.at,
+            s.at(),
             Reason::RoleUnverifiable
         )),
     }
@@ -130,7 +130,7 @@ fn permission_side(
     let verdict = rules.irsa.unknown_role;
     let head = format!(
         "{}: cannot verify the role chain to {target} (irsa.chains), IRSA role side",
-        s.at
+        s.at()
     );
     let policies = match facts.permissions_of(&s.role) {
         None => {
@@ -222,7 +222,7 @@ fn report_boundary(
 ) {
     match outcome {
         PermissionOutcome::ImplicitDeny => {
-            let message = format!("{}: the role chain to {target} (irsa.chains) is broken on the IRSA role's side: its {name} does not allow {ASSUME_ROLE_ACTION} on {target}, and a permissions boundary caps what the role's policies allow\n  add this statement to the boundary policy (or set a boundary that has it on {}): {}", s.at, caller.arn, allow_statement(target));
+            let message = format!("{}: the role chain to {target} (irsa.chains) is broken on the IRSA role's side: its {name} does not allow {ASSUME_ROLE_ACTION} on {target}, and a permissions boundary caps what the role's policies allow\n  add this statement to the boundary policy (or set a boundary that has it on {}): {}", s.at(), caller.arn, allow_statement(target));
             out.violations
                 .push(s.violation(Reason::RoleNotTrusted, message));
         }
@@ -257,16 +257,16 @@ fn report_permissions(
                 format!("it has {}", names.join(", "))
             };
             let statement = allow_statement(target);
-            let message = format!("{}: the role chain to {target} (irsa.chains) is broken on the IRSA role's side: no permission policy of {} allows {ASSUME_ROLE_ACTION} on {target} ({has})\n  attach a policy with this statement to {}: {statement}", s.at, caller.arn, caller.arn);
+            let message = format!("{}: the role chain to {target} (irsa.chains) is broken on the IRSA role's side: no permission policy of {} allows {ASSUME_ROLE_ACTION} on {target} ({has})\n  attach a policy with this statement to {}: {statement}", s.at(), caller.arn, caller.arn);
             out.violations.push(s.violation(Reason::RoleNotTrusted, message));
         }
         PermissionOutcome::ExplicitDeny(at) => {
-            let message = format!("{}: the role chain to {target} (irsa.chains) is broken on the IRSA role's side: {} of {} denies {ASSUME_ROLE_ACTION} on {target} ({}); remove or narrow that Deny", s.at, at.statement, at.policy, caller.arn);
+            let message = format!("{}: the role chain to {target} (irsa.chains) is broken on the IRSA role's side: {} of {} denies {ASSUME_ROLE_ACTION} on {target} ({}); remove or narrow that Deny", s.at(), at.statement, at.policy, caller.arn);
             out.violations.push(s.violation(Reason::RoleNotTrusted, message));
         }
         PermissionOutcome::Unverifiable { at, key, .. } => out.warnings.push(format!(
             "{}: zoneguard cannot verify the role chain to {target}, IRSA role side ({}): {} of {} tests `{key}`, which is known only when the role is assumed",
-            s.at,
+            s.at(),
             Reason::RoleUnverifiable,
             at.statement,
             at.policy

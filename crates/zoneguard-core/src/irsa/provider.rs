@@ -25,16 +25,16 @@ pub(super) fn check(
         None => {
             let text = format!(
                 "{}: cannot verify the OIDC provider {arn}: this check ran without reading IAM",
-                s.at
+                s.at()
             );
             unknown(verdict, s, text, out);
         }
         Some(Lookup::Unavailable(why)) => {
-            let text = format!("{}: cannot verify the OIDC provider {arn}: zoneguard could not read it from IAM ({why})", s.at);
+            let text = format!("{}: cannot verify the OIDC provider {arn}: zoneguard could not read it from IAM ({why})", s.at());
             unknown(verdict, s, text, out);
         }
         Some(Lookup::NotFound(_)) => {
-            let message = format!("{}: account {} has no IAM OIDC provider for this cluster's issuer {issuer}, so STS refuses every web identity token for this role; create {arn} (eksctl utils associate-iam-oidc-provider --cluster <cluster> --approve, or aws iam create-open-id-connect-provider --url https://{issuer} --client-id-list {})", s.at, s.role.account, who.audience);
+            let message = format!("{}: account {} has no IAM OIDC provider for this cluster's issuer {issuer}, so STS refuses every web identity token for this role; create {arn} (eksctl utils associate-iam-oidc-provider --cluster <cluster> --approve, or aws iam create-open-id-connect-provider --url https://{issuer} --client-id-list {})", s.at(), s.role.account, who.audience);
             out.violations
                 .push(s.violation(Reason::RoleNotTrusted, message));
         }
@@ -44,7 +44,7 @@ pub(super) fn check(
             } else {
                 format!("it lists {}", provider.client_ids.join(", "))
             };
-            let message = format!("{}: the IAM OIDC provider {arn} does not list the audience `{}` among its client IDs ({listed}), so STS refuses the token; add it (aws iam add-client-id-to-open-id-connect-provider --open-id-connect-provider-arn {arn} --client-id {})", s.at, who.audience, who.audience);
+            let message = format!("{}: the IAM OIDC provider {arn} does not list the audience `{}` among its client IDs ({listed}), so STS refuses the token; add it (aws iam add-client-id-to-open-id-connect-provider --open-id-connect-provider-arn {arn} --client-id {})", s.at(), who.audience, who.audience);
             out.violations
                 .push(s.violation(Reason::RoleNotTrusted, message));
         }
