@@ -39,14 +39,14 @@ fn target_policy<'a>(
     target: &RoleArn,
     out: &mut Findings,
 ) -> Option<&'a TrustPolicy> {
+    if let Some(policy) = rules.irsa.trust_policies.get(&target.arn()) {
+        return Some(policy);
+    }
     let verdict = rules.irsa.unknown_role;
     let head = format!(
         "{}: cannot verify the role chain to {target} (irsa.chains), target side",
         s.at()
     );
-    if let Some(policy) = rules.irsa.trust_policies.get(&target.arn()) {
-        return Some(policy);
-    }
     if !s.live {
         let text = format!(
             "{head}: its trust policy is not under irsa.trustPolicies and irsa.source is static"
