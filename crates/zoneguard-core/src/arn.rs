@@ -72,11 +72,9 @@ impl RoleArn {
             name: name.to_owned(),
         })
     }
-}
 
-impl RoleArn {
-    /// The ARN's text, `arn:<partition>:iam::<account>:role<path><name>` (what `Display`
-    /// writes), built in one allocation: the key of the rules' and IAM facts' maps.
+    /// The ARN's text, `arn:<partition>:iam::<account>:role<path><name>`, built in one
+    /// allocation: the key of the rules' and IAM facts' maps, and what `Display` writes.
     pub fn arn(&self) -> String {
         let (partition, account) = (self.partition.as_str(), self.account.as_str());
         [
@@ -88,11 +86,7 @@ impl RoleArn {
 
 impl fmt::Display for RoleArn {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "arn:{}:iam::{}:role{}{}",
-            self.partition, self.account, self.path, self.name
-        )
+        f.write_str(&self.arn())
     }
 }
 
@@ -229,7 +223,7 @@ mod tests {
     }
 
     #[test]
-    fn the_arn_text_is_what_display_writes() {
+    fn the_arn_text_is_the_annotation_and_what_display_writes() {
         for text in [
             "arn:aws:iam::111122223333:role/external-dns",
             "arn:aws-cn:iam::111122223333:role/a/b/c",

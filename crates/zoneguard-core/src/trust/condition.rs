@@ -215,6 +215,15 @@ impl Value {
         Some(Cow::Owned(out))
     }
 
+    /// Whether `text` matches this value as a `…Like` glob (a value with a variable is
+    /// reported before it is compared). Plain text, as most values are, is matched in place.
+    pub fn like(&self, text: &str) -> bool {
+        match self.parts.as_slice() {
+            [Part::Text(pattern)] => glob::matches_text(pattern, text),
+            _ => glob::matches(&self.glob().unwrap_or_default(), text),
+        }
+    }
+
     /// The glob; `None` when a variable is present.
     pub fn glob(&self) -> Option<Vec<Tok>> {
         let mut out = Vec::new();
@@ -390,10 +399,7 @@ fn compare(test: Test, policy: &Value, request_value: &str) -> Truth {
     let result = match test {
         Test::StringEquals | Test::Binary => literal == request_value,
         Test::StringEqualsIgnoreCase => literal.to_lowercase() == request_value.to_lowercase(),
-        Test::StringLike => match policy.parts.as_slice() {
-            [Part::Text(pattern)] => glob::matches_text(pattern, request_value),
-            _ => glob::matches(&policy.glob().unwrap_or_default(), request_value),
-        },
+        Test::StringLike => policy.like(request_value),
         Test::Numeric(ordering) => compare_numbers(ordering, &literal, request_value),
         Test::Date(ordering) => compare_dates(ordering, &literal, request_value),
         Test::Bool => is_bool(request_value) && literal.eq_ignore_ascii_case(request_value),
