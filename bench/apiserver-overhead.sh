@@ -44,13 +44,7 @@ kc create namespace team-1 >/dev/null
 
 # ------------------------------------------------------------------ zoneguard ----
 "$BENCH_DIR/gen-rules.sh" 50 20 200 3 >"$W/rules.yaml"
-free_port ZG_PORT
-free_port ZG_PROBE
-bg_start "$W/zoneguard.log" "$ZONEGUARD_BIN" serve --rules "$W/rules.yaml" \
-  --tls-cert "$PKI/webhook.crt" --tls-key "$PKI/webhook.key" \
-  --listen "127.0.0.1:$ZG_PORT" --probe-listen "127.0.0.1:$ZG_PROBE" --log-format json
-ZG_PID=$BG_PID
-wait_ready "$ZG_PID" "$ZG_PROBE" 30 >/dev/null || { tail "$W/zoneguard.log" >&2; die "zoneguard not ready"; }
+serve_zoneguard "$W/zoneguard.log" "$ZONEGUARD_BIN" "$W/rules.yaml" "$PKI/webhook.crt" "$PKI/webhook.key"
 
 # The shipped webhook configurations with only clientConfig changed (as tests/e2e/run.sh).
 webhook_configurations "https://127.0.0.1:$ZG_PORT" "$PKI/ca.crt" "$W/webhooks.yaml"

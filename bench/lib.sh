@@ -117,6 +117,21 @@ build_zoneguard() { release_build ZONEGUARD_BIN zoneguard --bin zoneguard; }
 # a release build unless it is already set).
 build_floor() { release_build FLOOR_BIN examples/fixed_answer --example fixed_answer; }
 
+# serve_zoneguard LOG BIN RULES CERT KEY [FLAG...]: starts `BIN serve` with those rules and that
+# certificate on fresh 127.0.0.1 ports (ZG_PORT: webhook, ZG_PROBE: probes and metrics; JSON log
+# lines, then FLAG...) and waits until it is ready; sets ZG_PID. Dies with the log's last lines
+# when it is not ready within 30 s.
+serve_zoneguard() {
+  local log="$1" bin="$2" rules="$3" cert="$4" key="$5"
+  shift 5
+  free_port ZG_PORT
+  free_port ZG_PROBE
+  bg_start "$log" "$bin" serve --rules "$rules" --tls-cert "$cert" --tls-key "$key" \
+    --listen "127.0.0.1:$ZG_PORT" --probe-listen "127.0.0.1:$ZG_PROBE" --log-format json "$@"
+  ZG_PID=$BG_PID
+  wait_ready "$ZG_PID" "$ZG_PROBE" 30 >/dev/null || { tail -n 20 "$log" >&2; die "zoneguard did not become ready ($log)"; }
+}
+
 # wait_https PID PORT SECONDS LOG...: waits until https://127.0.0.1:PORT/ answers (any status);
 # dies, showing the LOG files, when PID exits first or the time runs out.
 wait_https() {

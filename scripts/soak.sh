@@ -57,18 +57,12 @@ rotate_rules() { # N
 rotate_cert 1
 rotate_rules 1
 
-PORT="" PROBE=""
-free_port PORT
-free_port PROBE
-bg_start "$W/serve.log" "$ZONEGUARD_BIN" serve --rules "$W/rules.yaml" \
-  --tls-cert "$SECRET/tls.crt" --tls-key "$SECRET/tls.key" \
-  --listen "127.0.0.1:$PORT" --probe-listen "127.0.0.1:$PROBE" --log-format json --log-level warn
-ZG_PID=$BG_PID
-wait_ready "$ZG_PID" "$PROBE" 30 >/dev/null || { cat "$W/serve.log" >&2; die "zoneguard did not become ready"; }
+ZG_PORT="" ZG_PROBE=""
+serve_zoneguard "$W/serve.log" "$ZONEGUARD_BIN" "$W/rules.yaml" "$SECRET/tls.crt" "$SECRET/tls.key" --log-level warn
 RSS_READY="$(status_kib VmRSS "$ZG_PID")"
 
 metric() { # NAME-AND-LABELS: the value of one sample on /metrics (0 when absent)
-  http_get "$PROBE" /metrics | awk -v m="$1" '$1 == m { v = $2 } END { print v + 0 }'
+  http_get "$ZG_PROBE" /metrics | awk -v m="$1" '$1 == m { v = $2 } END { print v + 0 }'
 }
 mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
 ms() { awk -v u="$1" 'BEGIN { printf "%.2f", u / 1000 }'; }
@@ -80,7 +74,7 @@ for ((round = 1; round <= ROUNDS; round++)); do
   gen_before="$(metric zoneguard_rules_generation)"
   BENCH_REVIEWS="$BENCH_DIR/reviews" BENCH_RATE="$RATE" \
     bg_start "$W/wrk-$round.out" wrk -t1 -c"$CONNS" -d"${INTERVAL}s" --timeout 5s \
-    -s "$BENCH_DIR/wrk-mix.lua" "https://127.0.0.1:$PORT"
+    -s "$BENCH_DIR/wrk-mix.lua" "https://127.0.0.1:$ZG_PORT"
   wrk_pid=$BG_PID
   sleep $((INTERVAL / 2))
   rotate_rules $((round + 1))
@@ -104,7 +98,7 @@ for ((round = 1; round <= ROUNDS; round++)); do
     PROBLEMS=$((PROBLEMS + 1))
   fi
   if ! curl -s --fail -o /dev/null --cacert "$SECRET/tls.crt" -H 'content-type: application/json' \
-    --data-binary "@$BENCH_DIR/reviews/ingress-3hosts.json" "https://127.0.0.1:$PORT/validate"; then
+    --data-binary "@$BENCH_DIR/reviews/ingress-3hosts.json" "https://127.0.0.1:$ZG_PORT/validate"; then
     say "round $round: a new connection is not served the new certificate"
     PROBLEMS=$((PROBLEMS + 1))
   fi
