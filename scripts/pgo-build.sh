@@ -92,8 +92,10 @@ shopt -s nullglob
 RAW=("$RAW_DIR"/*.profraw)
 ((${#RAW[@]} > 0)) || die "the instrumented zoneguard wrote no profile"
 "$PROFDATA" merge -o "$W/zoneguard.profdata" "${RAW[@]}" || die "llvm-profdata merge failed"
-# Named after its content: a new profile changes RUSTFLAGS, so cargo rebuilds with it.
+# Named after its content: a new profile changes RUSTFLAGS, so cargo rebuilds with it. Earlier
+# profiles (~20 MB each) are removed: only the RUSTFLAGS of the build they went into named them.
 PROFILE="$TARGET_ROOT/zoneguard-$(sha256sum "$W/zoneguard.profdata" | cut -c1-16).profdata"
+rm -f "$TARGET_ROOT"/zoneguard-*.profdata
 cp "$W/zoneguard.profdata" "$PROFILE"
 pgo_cargo_build use "-Cprofile-use=$PROFILE"
 echo
