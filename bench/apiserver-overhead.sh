@@ -43,8 +43,8 @@ say "kube-apiserver $("$BIN_DIR/kube-apiserver" --version | awk '{print $2}') up
 kc create namespace team-1 >/dev/null
 
 # ------------------------------------------------------------------ zoneguard ----
-"$BENCH_DIR/gen-rules.sh" 50 20 200 3 >"$W/rules.yaml"
-serve_zoneguard "$W/zoneguard.log" "$ZONEGUARD_BIN" "$W/rules.yaml" "$PKI/webhook.crt" "$PKI/webhook.key"
+bench_rules
+serve_zoneguard "$W/zoneguard.log" "$ZONEGUARD_BIN" "$BENCH_RULES" "$PKI/webhook.crt" "$PKI/webhook.key"
 
 # The shipped webhook configurations with only clientConfig changed (as tests/e2e/run.sh).
 webhook_configurations "https://127.0.0.1:$ZG_PORT" "$PKI/ca.crt" "$W/webhooks.yaml"

@@ -117,6 +117,16 @@ build_zoneguard() { release_build ZONEGUARD_BIN zoneguard --bin zoneguard; }
 # a release build unless it is already set).
 build_floor() { release_build FLOOR_BIN examples/fixed_answer --example fixed_answer; }
 
+# bench_rules: the load benchmark's rules (bench/gen-rules.sh 50 20 200 3: 50 domain filters, 20
+# delegated namespaces, 200 trust policies, 3 inject rules) written to BENCH_RULES, in a directory
+# of their own under BENCH_WORK: zoneguard watches its rules' directory, and logs or wrk's output
+# written beside the rules would wake the watcher.
+bench_rules() {
+  mkdir -p "$BENCH_WORK/rules"
+  BENCH_RULES="$BENCH_WORK/rules/rules.yaml"
+  "$BENCH_DIR/gen-rules.sh" 50 20 200 3 >"$BENCH_RULES"
+}
+
 # serve_zoneguard LOG BIN RULES CERT KEY [FLAG...]: starts `BIN serve` with those rules and that
 # certificate on fresh 127.0.0.1 ports (ZG_PORT: webhook, ZG_PROBE: probes and metrics; JSON log
 # lines, then FLAG...) and waits until it is ready; sets ZG_PID. Dies with the log's last lines

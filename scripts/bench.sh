@@ -68,17 +68,14 @@ else
 fi
 
 W="$BENCH_WORK"
-# The rules get a directory of their own: zoneguard watches the rules' directory, and wrk's output
-# and the logs are written to $W while it runs.
-mkdir -p "$W/rules"
-"$BENCH_DIR/gen-rules.sh" 50 20 200 3 >"$W/rules/rules.yaml"
+bench_rules
 make_cert "$W/tls"
 
 # ------------------------------------------------------------ start to ready ----
 start_zoneguard() { # LOG: starts zoneguard on fresh ports; sets ZG_PID ZG_PORT ZG_PROBE
   free_port ZG_PORT
   free_port ZG_PROBE
-  bg_start "$1" "${SERVER_PIN[@]}" "$ZONEGUARD_BIN" serve --rules "$W/rules/rules.yaml" \
+  bg_start "$1" "${SERVER_PIN[@]}" "$ZONEGUARD_BIN" serve --rules "$BENCH_RULES" \
     --tls-cert "$W/tls/tls.crt" --tls-key "$W/tls/tls.key" \
     --listen "127.0.0.1:$ZG_PORT" --probe-listen "127.0.0.1:$ZG_PROBE" --log-format json
   ZG_PID=$BG_PID

@@ -124,15 +124,12 @@ server() {
   need wrk openssl curl
   build_zoneguard
   build_floor
-  # The rules get a directory of their own: zoneguard watches the rules' directory, and its log
-  # (OUT.log beside the profiles) would wake the watcher for every logged request.
-  mkdir -p "$W/rules"
-  "$BENCH_DIR/gen-rules.sh" 50 20 200 3 >"$W/rules/rules.yaml"
+  bench_rules
   make_cert "$W/tls"
   free_port port
   free_port probe
   free_port floor_port
-  callgrind_load "$W/serve.out" "$port" "$ZONEGUARD_BIN" serve --rules "$W/rules/rules.yaml" \
+  callgrind_load "$W/serve.out" "$port" "$ZONEGUARD_BIN" serve --rules "$BENCH_RULES" \
     --tls-cert "$W/tls/tls.crt" --tls-key "$W/tls/tls.key" \
     --listen "127.0.0.1:$port" --probe-listen "127.0.0.1:$probe" --log-format json
   zg_requests=$REQUESTS

@@ -74,11 +74,9 @@ RAW_DIR="$TARGET_ROOT/raw"
 mkdir -p "$RAW_DIR"
 rm -f "$RAW_DIR"/*.profraw
 INSTRUMENTED="$(pgo_cargo_build generate "-Cprofile-generate=$RAW_DIR")"
-# The rules' directory is zoneguard's to watch: its log goes elsewhere.
-mkdir -p "$W/rules"
-"$BENCH_DIR/gen-rules.sh" 50 20 200 3 >"$W/rules/rules.yaml"
+bench_rules
 make_cert "$W/tls"
-serve_zoneguard "$W/server.log" "$INSTRUMENTED" "$W/rules/rules.yaml" "$W/tls/tls.crt" "$W/tls/tls.key"
+serve_zoneguard "$W/server.log" "$INSTRUMENTED" "$BENCH_RULES" "$W/tls/tls.crt" "$W/tls/tls.key"
 
 MIX="$(cd "$BENCH_ROOT" && training_mix)"
 say "training: wrk for ${DURATION}s over $(wc -w <<<"$MIX") requests, round robin"

@@ -64,19 +64,12 @@ impl Facts {
         Self::default()
     }
 
-    // The `is_empty` tests spare formatting the key when nothing was fetched (the usual case).
     pub fn role(&self, role: &RoleArn) -> Option<&Lookup<IamRole>> {
-        if self.roles.is_empty() {
-            return None;
-        }
-        self.roles.get(&role.arn())
+        entry(&self.roles, role)
     }
 
     pub fn permissions_of(&self, role: &RoleArn) -> Option<&Lookup<Vec<NamedPolicy>>> {
-        if self.permissions.is_empty() {
-            return None;
-        }
-        self.permissions.get(&role.arn())
+        entry(&self.permissions, role)
     }
 
     pub fn provider(&self, provider_arn: &str) -> Option<&Lookup<OidcProvider>> {
@@ -105,6 +98,15 @@ impl Facts {
         self.providers.insert(provider_arn.to_owned(), lookup);
         self
     }
+}
+
+/// `role`'s entry in `map`; the ARN key is formatted only when something was fetched (nothing
+/// is, in the usual case).
+fn entry<'a, T>(map: &'a HashMap<String, T>, role: &RoleArn) -> Option<&'a T> {
+    if map.is_empty() {
+        return None;
+    }
+    map.get(&role.arn())
 }
 
 impl IamRole {
