@@ -5,7 +5,8 @@
 #
 #   scripts/bench.sh
 #
-# 1. builds zoneguard in release mode (or uses ZONEGUARD_BIN);
+# 1. builds zoneguard as the Dockerfile does: the profile-guided release build of
+#    scripts/pgo-build.sh (or the plain release build with BENCH_BUILD=release, or ZONEGUARD_BIN);
 # 2. generates realistic rules (bench/gen-rules.sh 50 20 200 3: 50 domain filters,
 #    20 namespace delegations, 200 trust policies, 3 inject rules) and one self-signed
 #    ECDSA P-256 certificate that both servers use;
@@ -26,7 +27,9 @@
 # Every run is bounded (wrk -d); every process is stopped on exit. Traffic: 127.0.0.1 only.
 #
 # Environment:
-#   ZONEGUARD_BIN         binary to run (default: cargo build --release)
+#   ZONEGUARD_BIN         binary to run (default: built as BENCH_BUILD says)
+#   BENCH_BUILD           pgo (default): scripts/pgo-build.sh, 7-20 minutes, needs llvm-profdata;
+#                         release: cargo build --release
 #   FLOOR_BIN             the stack floor (default: cargo build --release --example fixed_answer)
 #   BENCH_DURATION        seconds per measured run (default 10)
 #   BENCH_WARMUP          seconds of warm-up before each measured run (default 2)
@@ -49,9 +52,19 @@ TLS_PROTOCOLS="${BENCH_TLS:-TLSv1.2 TLSv1.3}"
 SERVER_LOG="${BENCH_SERVER_LOG:-/dev/null}"
 NGINX="$(command -v nginx || echo /usr/sbin/nginx)"
 
+BUILD="${BENCH_BUILD:-pgo}"
+
 need wrk openssl curl awk taskset
 [[ -x "$NGINX" ]] || die "nginx is required (Debian: apt-get install nginx)"
 bench_init bench
+if [[ -n "${ZONEGUARD_BIN:-}" ]]; then
+  BUILD="ZONEGUARD_BIN"
+elif [[ "$BUILD" == pgo ]]; then
+  say "building the profile-guided release build the image ships (BENCH_BUILD=release skips it)"
+  ZONEGUARD_BIN="$("$BENCH_ROOT/scripts/pgo-build.sh" | tail -n1)" || die "scripts/pgo-build.sh failed"
+elif [[ "$BUILD" != release ]]; then
+  die "BENCH_BUILD must be pgo or release, not $BUILD"
+fi
 build_zoneguard
 build_floor
 
@@ -204,6 +217,7 @@ row() { printf '%-30s %11s %11s %11s %11s %11s\n' "$@"; }
 
 echo
 echo "zoneguard load benchmark ($(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) CPUs, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo))"
+echo "zoneguard: $BUILD build ($ZONEGUARD_BIN)"
 echo "rules: 50 domain filters, 20 delegated namespaces, 200 trust policies, 3 inject rules"
 echo "mix: Ingress 3 hosts /validate, LoadBalancer Service /mutate, ServiceAccount /validate, denied Ingress /validate"
 echo "TLS: zoneguard $ZG_TLS; nginx $NGINX_TLS; same ECDSA P-256 certificate; HTTP/1.1 keep-alive"

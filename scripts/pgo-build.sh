@@ -25,12 +25,14 @@
 #   PGO_DURATION    seconds of training load (default 20)
 #   PGO_REVIEWS     the training reviews: files, relative to the project root or absolute
 #                   (e.g. reviews recorded from your own cluster; default: see 2.)
-#   LLVM_PROFDATA   llvm-profdata to use (default: llvm-profdata-19, then llvm-profdata). rustc
-#                   1.95 is built on LLVM 22; Debian 12's llvm-19 reads its raw profiles and
-#                   writes an indexed profile that rustc reads.
+#   LLVM_PROFDATA   llvm-profdata to use (default: rustup's llvm-tools component, the LLVM of
+#                   the toolchain's rustc; else llvm-profdata-19, then llvm-profdata). rustc 1.95
+#                   is built on LLVM 22; Debian 12's llvm-19 reads its raw profiles and writes an
+#                   indexed profile that rustc reads.
 #   BENCH_KEEP=1    keep the temp dir (the merged profile, the server's and wrk's logs)
 #
-# Needs wrk, openssl, curl and llvm-profdata (Debian: apt-get install wrk llvm-19).
+# Needs wrk, openssl, curl and llvm-profdata (`rustup component add llvm-tools`, or Debian:
+# apt-get install wrk llvm-19). The Dockerfile's build stage runs this script.
 set -euo pipefail
 
 # shellcheck source=bench/lib.sh
@@ -38,18 +40,21 @@ source "$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/bench/lib.sh"
 
 DURATION="${PGO_DURATION:-20}"
 need wrk openssl curl cargo rustc
-PROFDATA="${LLVM_PROFDATA:-$(command -v llvm-profdata-19 || command -v llvm-profdata || true)}"
-[[ -n "$PROFDATA" && -x "$PROFDATA" ]] || die "llvm-profdata is required (Debian: apt-get install llvm-19)"
+HOST="$(rustc -vV | awk '/^host:/ { print $2 }')"
+RUSTUP_PROFDATA="$(rustc --print sysroot)/lib/rustlib/$HOST/bin/llvm-profdata"
+[[ -x "$RUSTUP_PROFDATA" ]] || RUSTUP_PROFDATA=""
+PROFDATA="${LLVM_PROFDATA:-${RUSTUP_PROFDATA:-$(command -v llvm-profdata-19 || command -v llvm-profdata || true)}}"
+[[ -n "$PROFDATA" && -x "$PROFDATA" ]] ||
+  die "llvm-profdata is required (rustup component add llvm-tools; Debian: apt-get install llvm-19)"
 bench_init pgo
 W="$BENCH_WORK"
-HOST="$(rustc -vV | awk '/^host:/ { print $2 }')"
 TARGET_ROOT="${CARGO_TARGET_DIR:-$BENCH_ROOT/target}/pgo"
 
 # pgo_cargo_build PHASE RUSTFLAGS: the release zoneguard built into $TARGET_ROOT/PHASE.
 pgo_cargo_build() {
   say "building zoneguard ($1: RUSTFLAGS=$2)"
   (cd "$BENCH_ROOT" && CARGO_TARGET_DIR="$TARGET_ROOT/$1" RUSTFLAGS="$2" nice -n 5 \
-    cargo build --quiet --release --target "$HOST" --bin zoneguard) || die "cargo build failed"
+    cargo build --quiet --locked --release --target "$HOST" --bin zoneguard) || die "cargo build failed"
   printf '%s' "$TARGET_ROOT/$1/$HOST/release/zoneguard"
 }
 
