@@ -14,7 +14,7 @@
 # then set the image in manifests/ (`kustomize edit set image
 # ghcr.io/zoneguard/zoneguard=<yours>`) or in the Helm values (image.repository, image.tag).
 #
-# With PGO=1 (the default) the build stage runs scripts/pgo-build.sh: an instrumented release
+# Unless PGO=0, the build stage runs scripts/pgo-build.sh: an instrumented release
 # build serves the training reviews on 127.0.0.1 under wrk for PGO_DURATION seconds, and the
 # release build is made again with that profile (README, "Profile-guided build"). llvm-profdata
 # comes from rustup's llvm-tools, the LLVM of the image's rustc. Only the files that needs are
@@ -41,7 +41,7 @@ COPY tests/e2e/lib.sh ./tests/e2e/
 COPY tests/fixtures/reviews ./tests/fixtures/reviews
 RUN --mount=type=cache,target=/usr/local/cargo/registry \
     --mount=type=cache,target=/src/target \
-    if [ "$PGO" = 1 ]; then \
+    if [ "$PGO" != 0 ]; then \
       PGO_DURATION="$PGO_DURATION" scripts/pgo-build.sh >/tmp/pgo.out \
       && cp "$(tail -n1 /tmp/pgo.out)" /zoneguard; \
     else \
