@@ -7,7 +7,9 @@
 #   ZONEGUARD_BIN="$(scripts/pgo-build.sh | tail -n1)" scripts/bench.sh
 #
 # 1. builds an instrumented release binary (`-Cprofile-generate`);
-# 2. runs it on 127.0.0.1 with rules from bench/gen-rules.sh and drives it with wrk for
+# 2. runs it on 127.0.0.1 with rules from bench/gen-rules.sh, with one runtime worker thread
+#    (TOKIO_WORKER_THREADS=1: what a pod with a 1-CPU limit gets, and the load bench's pinned
+#    server), so the profile sees the runtime's single-worker paths; drives it with wrk for
 #    PGO_DURATION seconds over the training mix, each review sent to /validate and to /mutate
 #    (allowed, denied, mutated, unchecked and malformed requests), then stops it with SIGTERM so
 #    it writes its profile. The default reviews are every one of tests/fixtures/reviews and those
@@ -81,7 +83,8 @@ rm -f "$RAW_DIR"/*.profraw
 INSTRUMENTED="$(pgo_cargo_build generate "-Cprofile-generate=$RAW_DIR")"
 bench_rules
 make_cert "$W/tls"
-serve_zoneguard "$W/server.log" "$INSTRUMENTED" "$BENCH_RULES" "$W/tls/tls.crt" "$W/tls/tls.key"
+# One worker, as a pod limited to 1 CPU runs it (see 2. above).
+TOKIO_WORKER_THREADS=1 serve_zoneguard "$W/server.log" "$INSTRUMENTED" "$BENCH_RULES" "$W/tls/tls.crt" "$W/tls/tls.key"
 
 MIX="$(cd "$BENCH_ROOT" && training_mix)"
 say "training: wrk for ${DURATION}s over $(wc -w <<<"$MIX") requests, round robin"
