@@ -30,6 +30,10 @@ use std::process::ExitCode;
 /// 2 for unusable flags or files.
 pub fn run(args: Args) -> ExitCode {
     logging::init(args.log_format, &args.log_level);
+    if let Err(why) = worker_threads_from_env() {
+        tracing::error!(error = %why, "zoneguard serve cannot start");
+        return ExitCode::from(2);
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -43,6 +47,25 @@ pub fn run(args: Args) -> ExitCode {
     let code = runtime.block_on(serve_until_signal(args));
     runtime.shutdown_timeout(std::time::Duration::from_millis(200));
     code
+}
+
+/// The name of the environment variable that sets the runtime's worker threads (default: the
+/// CPUs the process may use, its CPU limit included).
+const WORKER_THREADS: &str = "TOKIO_WORKER_THREADS";
+
+/// tokio reads [`WORKER_THREADS`] when the runtime is built and panics on a value that is not a
+/// positive whole number; this refuses such a value first, naming it.
+fn worker_threads_from_env() -> Result<(), String> {
+    match std::env::var(WORKER_THREADS) {
+        Err(std::env::VarError::NotPresent) => Ok(()),
+        Ok(text) if text.parse::<usize>().is_ok_and(|n| n > 0) => Ok(()),
+        Ok(text) => Err(format!(
+            "{WORKER_THREADS}={text:?} is not a positive whole number of runtime worker threads; unset it or set e.g. 2"
+        )),
+        Err(std::env::VarError::NotUnicode(text)) => Err(format!(
+            "{WORKER_THREADS}={text:?} is not valid UTF-8; unset it or set a positive whole number"
+        )),
+    }
 }
 
 async fn serve_until_signal(args: Args) -> ExitCode {

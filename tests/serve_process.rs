@@ -114,6 +114,30 @@ fn a_bad_certificate_file_fails_at_start_naming_the_flag() {
 }
 
 #[test]
+fn a_worker_thread_count_that_is_not_a_positive_number_is_refused_at_start() {
+    let files = Files::new();
+    let args = files.args();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    for bad in ["0", "two", " 2", "-1"] {
+        let mut proc = Proc::spawn(&args, &[("TOKIO_WORKER_THREADS", bad)]);
+        assert_eq!(
+            proc.wait_exit(Duration::from_secs(10)).code(),
+            Some(2),
+            "{bad:?}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+        let log = proc.log().join("\n");
+        assert!(!log.contains("panicked"), "{bad:?}: {log}");
+        let named = proc.events().into_iter().any(|e| {
+            e["error"].as_str().is_some_and(|error| {
+                error.starts_with(&format!("TOKIO_WORKER_THREADS={bad:?} is not"))
+            })
+        });
+        assert!(named, "{bad:?}: {log}");
+    }
+}
+
+#[test]
 fn without_rules_it_refuses_to_start() {
     let mut proc = Proc::spawn(
         &["--listen", "127.0.0.1:0", "--probe-listen", "127.0.0.1:0"],
