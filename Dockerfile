@@ -20,6 +20,8 @@
 # comes from rustup's llvm-tools, the LLVM of the image's rustc. Only the files that needs are
 # copied, so the local target/ directory never enters the build.
 #
+# scripts/image-rehearsal.sh rehearses this build stage on a host without a container runtime.
+#
 # TLS in the binary comes from rustls (no OpenSSL at run time).
 
 ARG RUST_VERSION=1
