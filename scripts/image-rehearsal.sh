@@ -28,13 +28,9 @@ copy_context() {
     dest="${words[-1]}"
     for src in "${words[@]:1:${#words[@]}-2}"; do
       [[ -e "$BENCH_ROOT/$src" ]] || die "the Dockerfile copies $src, which does not exist"
-      if [[ "$dest" == */ ]]; then
-        mkdir -p "$CTX/$dest"
-        cp -r "$BENCH_ROOT/$src" "$CTX/$dest"
-      else
-        mkdir -p "$(dirname "$CTX/$dest")"
-        cp -r "$BENCH_ROOT/$src" "$CTX/$dest"
-      fi
+      # DEST/ is a directory to copy into; DEST without the slash is the copy's own name.
+      if [[ "$dest" == */ ]]; then mkdir -p "$CTX/$dest"; else mkdir -p "$(dirname "$CTX/$dest")"; fi
+      cp -r "$BENCH_ROOT/$src" "$CTX/$dest"
     done
   done < <(grep -E '^COPY [^-]' "$BENCH_ROOT/Dockerfile")
 }
