@@ -30,14 +30,16 @@ use std::process::ExitCode;
 /// 2 for unusable flags or files.
 pub fn run(args: Args) -> ExitCode {
     logging::init(args.log_format, &args.log_level);
-    if let Err(why) = worker_threads_from_env() {
-        tracing::error!(error = %why, "zoneguard serve cannot start");
-        return ExitCode::from(2);
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    match worker_threads_from_env() {
+        Ok(Some(n)) => _ = builder.worker_threads(n),
+        Ok(None) => {}
+        Err(why) => {
+            tracing::error!(error = %why, "zoneguard serve cannot start");
+            return ExitCode::from(2);
+        }
     }
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    let runtime = match builder.enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
             tracing::error!(error = %e, "cannot start the async runtime");
@@ -53,15 +55,18 @@ pub fn run(args: Args) -> ExitCode {
 /// CPUs the process may use, its CPU limit included).
 const WORKER_THREADS: &str = "TOKIO_WORKER_THREADS";
 
-/// tokio reads [`WORKER_THREADS`] when the runtime is built and panics on a value that is not a
-/// positive whole number; this refuses such a value first, naming it.
-fn worker_threads_from_env() -> Result<(), String> {
+/// The worker threads [`WORKER_THREADS`] asks for (`None` when it is unset). zoneguard reads it
+/// and hands the count to the runtime builder, which then does not read it: tokio's own reading
+/// panics on a value that is not a positive whole number, where this names it.
+fn worker_threads_from_env() -> Result<Option<usize>, String> {
     match std::env::var(WORKER_THREADS) {
-        Err(std::env::VarError::NotPresent) => Ok(()),
-        Ok(text) if text.parse::<usize>().is_ok_and(|n| n > 0) => Ok(()),
-        Ok(text) => Err(format!(
-            "{WORKER_THREADS}={text:?} is not a positive whole number of runtime worker threads; unset it or set e.g. 2"
-        )),
+        Err(std::env::VarError::NotPresent) => Ok(None),
+        Ok(text) => match text.parse::<usize>() {
+            Ok(n) if n > 0 => Ok(Some(n)),
+            _ => Err(format!(
+                "{WORKER_THREADS}={text:?} is not a positive whole number of runtime worker threads; unset it or set e.g. 2"
+            )),
+        },
         Err(std::env::VarError::NotUnicode(text)) => Err(format!(
             "{WORKER_THREADS}={text:?} is not valid UTF-8; unset it or set a positive whole number"
         )),
