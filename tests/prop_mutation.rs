@@ -13,6 +13,7 @@ use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 use zoneguard_core::admission::{self, Operation, Request};
+use zoneguard_core::mutation::AddOp;
 use zoneguard_core::rules::{InjectRule, RuleSet};
 
 /// Annotation keys: a few shared ones (so rules and objects collide), and keys with `/` and `~`
@@ -167,9 +168,10 @@ fn mutate(rules: &RuleSet, o: &Object, object: &Value) -> admission::Decision {
     admission::mutate(rules, &request)
 }
 
-fn apply(object: &Value, patch: &[Value]) -> Value {
+fn apply(object: &Value, patch: &[AddOp]) -> Value {
     let ops: json_patch::Patch =
-        serde_json::from_value(Value::Array(patch.to_vec())).expect("the patch is RFC 6902");
+        serde_json::from_value(serde_json::to_value(patch).expect("serializes"))
+            .expect("the patch is RFC 6902");
     let mut out = object.clone();
     json_patch::patch(&mut out, &ops).expect("the patch applies");
     out

@@ -78,7 +78,7 @@ const RULES_CONFIGMAP: &str = r#"{"apiVersion":"admission.k8s.io/v1","kind":"Adm
 "binaryData":{"x":"eA=="}}}}"#;
 
 /// The review as the webhook decodes it, and the same review with its whole objects.
-fn both(body: &[u8]) -> (Review, Review) {
+fn both(body: &[u8]) -> (Review<'_>, Review<'_>) {
     let read = review::parse(body).expect("a valid AdmissionReview");
     let mut whole = review::parse(body).expect("a valid AdmissionReview");
     let value: Value = serde_json::from_slice(body).expect("JSON");

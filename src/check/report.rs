@@ -3,6 +3,7 @@
 use super::manifest::InputError;
 use serde_json::{json, Value};
 use zoneguard_core::admission::Decision;
+use zoneguard_core::mutation::AddOp;
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
 pub enum Format {
@@ -126,9 +127,14 @@ fn shown(name: &str) -> &str {
     }
 }
 
-fn describe_op(op: &Value) -> String {
-    let path = op["path"].as_str().unwrap_or_default();
-    match op["value"].as_object() {
+fn describe_op(op: &AddOp) -> String {
+    // A whole map of annotations (inside a new `metadata` when the object had none), or one.
+    let map = if op.path == "/metadata" {
+        op.value.get("annotations")
+    } else {
+        Some(&op.value)
+    };
+    match map.and_then(Value::as_object) {
         Some(map) => map
             .iter()
             .map(|(k, v)| format!("add annotation {k}={v}"))
@@ -136,10 +142,44 @@ fn describe_op(op: &Value) -> String {
             .join(", "),
         None => format!(
             "add {}={}",
-            path.trim_start_matches("/metadata/annotations/")
+            op.path
+                .trim_start_matches("/metadata/annotations/")
                 .replace("~1", "/")
                 .replace("~0", "~"),
-            op["value"]
+            op.value
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_shape_of_patch_is_described_as_the_annotations_it_adds() {
+        let table = [
+            (
+                "/metadata/annotations/a.io~1ttl~0x",
+                json!("60"),
+                r#"add a.io/ttl~x="60""#,
+            ),
+            (
+                "/metadata/annotations",
+                json!({"a": "1", "b": "2"}),
+                r#"add annotation a="1", add annotation b="2""#,
+            ),
+            (
+                "/metadata",
+                json!({"annotations": {"a": "1"}}),
+                r#"add annotation a="1""#,
+            ),
+        ];
+        for (path, value, want) in table {
+            let op = AddOp {
+                path: path.into(),
+                value,
+            };
+            assert_eq!(describe_op(&op), want);
+        }
     }
 }

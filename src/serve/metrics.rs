@@ -8,6 +8,7 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
 use std::sync::atomic::AtomicU64;
+use std::sync::OnceLock;
 use std::time::{SystemTime, UNIX_EPOCH};
 use zoneguard_core::verdict::Reason;
 
@@ -27,21 +28,85 @@ pub const KINDS: [&str; 12] = [
     "other",
 ];
 
-pub fn kind_label(kind: &str) -> &'static str {
-    KINDS
+pub const ENDPOINTS: [&str; 2] = ["validate", "mutate"];
+
+pub const OPERATIONS: [&str; 5] = ["CREATE", "UPDATE", "DELETE", "CONNECT", "other"];
+
+/// Where `value` is in `labels` (a closed set ending in `other`), else the `other` slot.
+fn position(labels: &[&str], value: &str) -> usize {
+    let other = labels.len() - 1;
+    labels[..other]
         .iter()
-        .copied()
-        .find(|k| *k == kind)
-        .unwrap_or("other")
+        .position(|l| *l == value)
+        .unwrap_or(other)
 }
 
-pub fn operation_label(op: &str) -> &'static str {
-    match op {
-        "CREATE" => "CREATE",
-        "UPDATE" => "UPDATE",
-        "DELETE" => "DELETE",
-        "CONNECT" => "CONNECT",
-        _ => "other",
+/// What happened to an admission request, the `verdict` label.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    Allowed,
+    Denied,
+    Warned,
+    Audited,
+    Skipped,
+}
+
+impl Verdict {
+    pub const ALL: [Verdict; 5] = [
+        Verdict::Allowed,
+        Verdict::Denied,
+        Verdict::Warned,
+        Verdict::Audited,
+        Verdict::Skipped,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Allowed => "allowed",
+            Verdict::Denied => "denied",
+            Verdict::Warned => "warned",
+            Verdict::Audited => "audited",
+            Verdict::Skipped => "skipped",
+        }
+    }
+}
+
+/// One admission request's labels, as positions in [`ENDPOINTS`], [`KINDS`] and
+/// [`OPERATIONS`]: counting a request by them hashes nothing.
+#[derive(Debug, Clone, Copy)]
+pub struct RequestKey {
+    pub endpoint: usize,
+    pub kind: usize,
+    pub operation: usize,
+    pub verdict: Verdict,
+}
+
+impl RequestKey {
+    /// `endpoint` is a position in [`ENDPOINTS`]; an unknown kind or operation is `other`.
+    pub fn new(endpoint: usize, kind: &str, operation: &str, verdict: Verdict) -> Self {
+        RequestKey {
+            endpoint: endpoint.min(ENDPOINTS.len() - 1),
+            kind: position(&KINDS, kind),
+            operation: position(&OPERATIONS, operation),
+            verdict,
+        }
+    }
+
+    const SLOTS: usize = ENDPOINTS.len() * KINDS.len() * OPERATIONS.len() * Verdict::ALL.len();
+
+    fn slot(self) -> usize {
+        let kinds = self.endpoint * KINDS.len() + self.kind;
+        let operations = kinds * OPERATIONS.len() + self.operation;
+        operations * Verdict::ALL.len() + self.verdict as usize
+    }
+
+    fn labels(self) -> RequestLabels {
+        RequestLabels {
+            endpoint: ENDPOINTS[self.endpoint],
+            kind: KINDS[self.kind],
+            operation: OPERATIONS[self.operation],
+            verdict: self.verdict.as_str(),
+        }
     }
 }
 
@@ -103,6 +168,14 @@ fn latency_histogram() -> Histogram {
 
 pub struct Metrics {
     registry: Registry,
+    /// The `requests` counter of each label set by [`RequestKey::slot`], created in the family
+    /// (and so exported) when it first counts.
+    request_counters: Box<[OnceLock<Counter>]>,
+    /// The `violations` counter of each endpoint and reason, by position in [`ENDPOINTS`] and
+    /// `Reason::ALL`.
+    violation_counters: Box<[Counter]>,
+    /// The `duration` histogram of each endpoint.
+    durations: Box<[Histogram]>,
     pub requests: Family<RequestLabels, Counter>,
     pub violations: Family<ViolationLabels, Counter>,
     pub duration: HistogramFamily,
@@ -130,6 +203,9 @@ impl Metrics {
     pub fn new() -> Self {
         let mut m = Metrics {
             registry: Registry::with_prefix("zoneguard"),
+            request_counters: (0..RequestKey::SLOTS).map(|_| OnceLock::new()).collect(),
+            violation_counters: Box::default(),
+            durations: Box::default(),
             requests: Family::default(),
             violations: Family::default(),
             duration: Family::new_with_constructor(latency_histogram as fn() -> Histogram),
@@ -201,16 +277,22 @@ impl Metrics {
     }
 
     /// Create the fixed label sets up front so dashboards see zeros, not gaps.
-    fn preset(&self) {
-        for endpoint in ["validate", "mutate"] {
+    fn preset(&mut self) {
+        let mut violations = Vec::new();
+        let mut durations = Vec::new();
+        for endpoint in ENDPOINTS {
             for reason in Reason::ALL {
-                drop(self.violations.get_or_create(&ViolationLabels {
+                let labels = ViolationLabels {
                     endpoint,
                     reason: reason.as_str(),
-                }));
+                };
+                violations.push(self.violations.get_or_create(&labels).clone());
             }
-            drop(self.duration.get_or_create(&EndpointLabels { endpoint }));
+            let labels = EndpointLabels { endpoint };
+            durations.push(self.duration.get_or_create(&labels).clone());
         }
+        self.violation_counters = violations.into();
+        self.durations = durations.into();
         for source in ["file", "configmap"] {
             drop(
                 self.rules_reload_errors
@@ -219,6 +301,34 @@ impl Metrics {
         }
         for result in ["success", "error"] {
             drop(self.cert_reloads.get_or_create(&ResultLabels { result }));
+        }
+    }
+
+    /// Counts one admission request.
+    pub fn count_request(&self, key: RequestKey) {
+        if let Some(cell) = self.request_counters.get(key.slot()) {
+            cell.get_or_init(|| self.requests.get_or_create(&key.labels()).clone())
+                .inc();
+        }
+    }
+
+    /// Counts one violation found by `endpoint` (a position in [`ENDPOINTS`]).
+    pub fn count_violation(&self, endpoint: usize, reason: Reason) {
+        let Some(at) = Reason::ALL.iter().position(|r| *r == reason) else {
+            return;
+        };
+        if let Some(counter) = self
+            .violation_counters
+            .get(endpoint * Reason::ALL.len() + at)
+        {
+            counter.inc();
+        }
+    }
+
+    /// Records how long `endpoint` (a position in [`ENDPOINTS`]) took to answer.
+    pub fn observe_duration(&self, endpoint: usize, seconds: f64) {
+        if let Some(histogram) = self.durations.get(endpoint) {
+            histogram.observe(seconds);
         }
     }
 
@@ -242,4 +352,86 @@ pub fn unix_seconds(at: SystemTime) -> f64 {
     at.duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs_f64())
         .unwrap_or(0.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_request_label_set_has_a_slot_of_its_own() {
+        let mut seen = vec![false; RequestKey::SLOTS];
+        for endpoint in 0..ENDPOINTS.len() {
+            for kind in KINDS {
+                for operation in OPERATIONS {
+                    for verdict in Verdict::ALL {
+                        let slot = RequestKey::new(endpoint, kind, operation, verdict).slot();
+                        assert!(!seen[slot], "{endpoint} {kind} {operation} {verdict:?}");
+                        seen[slot] = true;
+                    }
+                }
+            }
+        }
+        assert!(seen.iter().all(|s| *s));
+    }
+
+    #[test]
+    fn a_request_is_counted_under_its_labels_and_unknown_values_as_other() {
+        use Verdict::{Allowed, Audited, Denied, Skipped};
+        // (endpoint, kind, operation, verdict; the labels it is counted under)
+        let table = [
+            (
+                0,
+                "Ingress",
+                "CREATE",
+                Denied,
+                ["validate", "Ingress", "CREATE"],
+            ),
+            (
+                1,
+                "Service",
+                "UPDATE",
+                Allowed,
+                ["mutate", "Service", "UPDATE"],
+            ),
+            (1, "Pod", "PATCH", Skipped, ["mutate", "other", "other"]),
+            (
+                7,
+                "ServiceAccount",
+                "DELETE",
+                Audited,
+                ["mutate", "ServiceAccount", "DELETE"],
+            ),
+        ];
+        let metrics = Metrics::new();
+        for (endpoint, kind, operation, verdict, _) in table {
+            let key = RequestKey::new(endpoint, kind, operation, verdict);
+            metrics.count_request(key);
+            metrics.count_request(key);
+        }
+        let text = metrics.encode();
+        for (.., verdict, [endpoint, kind, operation]) in table {
+            let verdict = verdict.as_str();
+            let series = format!("zoneguard_admission_requests_total{{endpoint=\"{endpoint}\",kind=\"{kind}\",operation=\"{operation}\",verdict=\"{verdict}\"}} 2\n");
+            assert!(text.contains(&series), "{series} in\n{text}");
+        }
+    }
+
+    #[test]
+    fn violations_and_durations_are_counted_per_endpoint() {
+        let metrics = Metrics::new();
+        metrics.count_violation(1, Reason::RoleNotTrusted);
+        metrics.count_violation(5, Reason::RoleNotTrusted);
+        metrics.observe_duration(0, 0.002);
+        metrics.observe_duration(9, 0.002);
+        let text = metrics.encode();
+        for series in [
+            r#"zoneguard_admission_violations_total{endpoint="mutate",reason="role-not-trusted"} 1"#,
+            r#"zoneguard_admission_violations_total{endpoint="validate",reason="role-not-trusted"} 0"#,
+            r#"zoneguard_admission_duration_seconds_count{endpoint="validate"} 1"#,
+            r#"zoneguard_admission_duration_seconds_count{endpoint="mutate"} 0"#,
+        ] {
+            assert!(text.contains(series), "{series} in\n{text}");
+        }
+    }
 }

@@ -65,7 +65,7 @@ impl<'de> Visitor<'de> for Pruned {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut out = Map::new();
-        while let Some(key) = map.next_key_seed(Key)? {
+        while let Some(key) = map.next_key_seed(KEY)? {
             match self.0.below(&key) {
                 Some(fields) => {
                     out.insert(key.into_owned(), map.next_value_seed(Pruned(fields))?);
@@ -124,11 +124,15 @@ impl<'de> Visitor<'de> for Pruned {
     }
 }
 
-/// An object key, borrowed from the JSON text when it has no escapes: a key that is skipped
-/// costs no allocation.
-struct Key;
+/// A string borrowed from the JSON text when it has no escapes (an object key that is skipped
+/// costs no allocation); `.0` says what was expected, for the error.
+#[derive(Clone, Copy)]
+pub(super) struct Borrowed(pub &'static str);
 
-impl<'de> DeserializeSeed<'de> for Key {
+/// What an object key is read with.
+const KEY: Borrowed = Borrowed("an object key");
+
+impl<'de> DeserializeSeed<'de> for Borrowed {
     type Value = Cow<'de, str>;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
@@ -136,11 +140,11 @@ impl<'de> DeserializeSeed<'de> for Key {
     }
 }
 
-impl<'de> Visitor<'de> for Key {
+impl<'de> Visitor<'de> for Borrowed {
     type Value = Cow<'de, str>;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("an object key")
+        f.write_str(self.0)
     }
 
     fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {

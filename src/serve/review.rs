@@ -44,29 +44,72 @@ struct Envelope<'a, R> {
     request: Option<R>,
 }
 
-#[derive(Debug, Deserialize, Default)]
-pub struct GroupVersionKind {
-    #[serde(default)]
-    pub group: String,
-    #[serde(default)]
-    pub version: String,
-    #[serde(default)]
-    pub kind: String,
+/// A string of the review, borrowed from the request body unless the JSON wrote it with
+/// escapes.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Text<'a>(Cow<'a, str>);
+
+impl Text<'_> {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
 }
 
-/// The parts of `AdmissionRequest` zoneguard uses.
+impl std::ops::Deref for Text<'_> {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for Text<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::DeserializeSeed as _;
+        super::object::Borrowed("a string")
+            .deserialize(deserializer)
+            .map(Text)
+    }
+}
+
+impl Serialize for Text<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.0)
+    }
+}
+
+#[derive(Debug, Deserialize, Default)]
+pub struct GroupVersionKind<'a> {
+    #[serde(default, borrow)]
+    pub group: Text<'a>,
+    #[serde(default, borrow)]
+    pub version: Text<'a>,
+    #[serde(default, borrow)]
+    pub kind: Text<'a>,
+}
+
+/// The parts of `AdmissionRequest` zoneguard uses. Its strings borrow from the request body.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Review {
-    pub uid: String,
-    pub kind: GroupVersionKind,
-    #[serde(default)]
-    pub sub_resource: Option<String>,
-    #[serde(default)]
-    pub name: Option<String>,
-    #[serde(default)]
-    pub namespace: Option<String>,
-    pub operation: String,
+pub struct Review<'a> {
+    #[serde(borrow)]
+    pub uid: Text<'a>,
+    #[serde(borrow)]
+    pub kind: GroupVersionKind<'a>,
+    #[serde(default, borrow)]
+    pub sub_resource: Option<Text<'a>>,
+    #[serde(default, borrow)]
+    pub name: Option<Text<'a>>,
+    #[serde(default, borrow)]
+    pub namespace: Option<Text<'a>>,
+    #[serde(borrow)]
+    pub operation: Text<'a>,
     /// Without `status` and `metadata.managedFields` (see `object.rs`).
     #[serde(default, deserialize_with = "super::object::deserialize")]
     pub object: Option<Value>,
@@ -97,7 +140,7 @@ fn short(err: &serde_json::Error) -> String {
 // Kept out of line so that `scripts/instructions.sh` can count it in the LTO build (one call a
 // request).
 #[inline(never)]
-pub fn parse(body: &[u8]) -> Result<Review, ReviewError> {
+pub fn parse(body: &[u8]) -> Result<Review<'_>, ReviewError> {
     // UTF-8 checked once for the whole body, not string by string.
     let text = std::str::from_utf8(body).ok();
     let Some(envelope) = text.and_then(|t| serde_json::from_str::<Envelope<Review>>(t).ok()) else {
@@ -110,7 +153,7 @@ pub fn parse(body: &[u8]) -> Result<Review, ReviewError> {
 }
 
 /// The two-step decode: the envelope, its `kind` and `apiVersion`, then the request.
-pub(super) fn diagnose(body: &[u8]) -> Result<Review, ReviewError> {
+pub(super) fn diagnose(body: &[u8]) -> Result<Review<'_>, ReviewError> {
     let envelope: Envelope<&RawValue> =
         serde_json::from_slice(body).map_err(|e| ReviewError::Json(short(&e)))?;
     check_type(envelope.kind, envelope.api_version)?;
@@ -136,7 +179,7 @@ fn check_type(kind: Option<Cow<str>>, api_version: Option<Cow<str>>) -> Result<(
     Ok(())
 }
 
-impl Review {
+impl Review<'_> {
     pub fn operation(&self) -> Result<Operation, ReviewError> {
         match self.operation.as_str() {
             "CREATE" => Ok(Operation::Create),
@@ -148,12 +191,17 @@ impl Review {
     }
 
     pub fn namespace(&self) -> &str {
-        self.namespace.as_deref().unwrap_or("")
+        self.namespace.as_ref().map_or("", Text::as_str)
     }
 
     /// The object's name: the request's, else the object's own (or its `generateName`).
     pub fn name(&self) -> &str {
-        if let Some(name) = self.name.as_deref().filter(|n| !n.is_empty()) {
+        if let Some(name) = self
+            .name
+            .as_ref()
+            .map(Text::as_str)
+            .filter(|n| !n.is_empty())
+        {
             return name;
         }
         let meta = self.object.as_ref().and_then(|o| o.get("metadata"));
@@ -179,32 +227,56 @@ impl Review {
             name: self.name(),
             object: self.object.as_ref(),
             old_object: self.old_object.as_ref(),
-            sub_resource: self.sub_resource.as_deref().filter(|s| !s.is_empty()),
+            sub_resource: self
+                .sub_resource
+                .as_ref()
+                .map(Text::as_str)
+                .filter(|s| !s.is_empty()),
         }
     }
 }
 
+/// The answer to a review; it borrows the review's `uid` and the decision's warnings.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ReviewResponse {
+pub struct ReviewResponse<'a> {
     pub api_version: &'static str,
     pub kind: &'static str,
-    pub response: AdmissionResponse,
+    pub response: AdmissionResponse<'a>,
 }
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct AdmissionResponse {
-    pub uid: String,
+pub struct AdmissionResponse<'a> {
+    pub uid: &'a str,
     pub allowed: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<Status>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub warnings: Vec<String>,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    pub warnings: &'a [String],
     #[serde(skip_serializing_if = "Option::is_none")]
     pub patch_type: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub patch: Option<String>,
+}
+
+impl ReviewResponse<'_> {
+    /// The answer's JSON, written into a buffer sized for it up front.
+    pub fn to_json(&self) -> Vec<u8> {
+        let response = &self.response;
+        let mut size = 128 + response.uid.len();
+        if let Some(status) = &response.status {
+            size += 64 + status.reason.len() + status.message.len() * 11 / 10;
+        }
+        size += response.warnings.iter().map(|w| w.len() + 8).sum::<usize>();
+        size += response.patch.as_ref().map_or(0, |p| p.len() + 32);
+        let mut out = Vec::with_capacity(size);
+        // Writing into a Vec fails only if a Serialize impl does; these are plain structs.
+        if serde_json::to_writer(&mut out, self).is_err() {
+            out.clear();
+        }
+        out
+    }
 }
 
 /// `metav1.Status` as the API server expects it in a denial.
@@ -229,7 +301,11 @@ pub fn reason_codes(decision: &Decision) -> Vec<&'static str> {
 }
 
 /// Build the AdmissionReview answer for `review` from the core's decision.
-pub fn respond(review: &Review, decision: &Decision, max_lines: usize) -> ReviewResponse {
+pub fn respond<'a>(
+    review: &'a Review<'_>,
+    decision: &'a Decision,
+    max_lines: usize,
+) -> ReviewResponse<'a> {
     let status = (!decision.allowed).then(|| Status {
         status: "Failure",
         code: 403,
@@ -249,10 +325,10 @@ pub fn respond(review: &Review, decision: &Decision, max_lines: usize) -> Review
         api_version: API_VERSION,
         kind: KIND,
         response: AdmissionResponse {
-            uid: review.uid.clone(),
+            uid: review.uid.as_str(),
             allowed: decision.allowed,
             status,
-            warnings: decision.warnings.clone(),
+            warnings: &decision.warnings,
             patch_type: patch.as_ref().map(|_| "JSONPatch"),
             patch,
         },
@@ -297,6 +373,45 @@ mod tests {
                 "{}",
                 String::from_utf8_lossy(body)
             );
+        }
+    }
+
+    #[test]
+    fn strings_are_borrowed_from_the_body_unless_written_with_escapes() {
+        let body = br#"{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{
+            "uid":"u-1","kind":{"group":"","version":"v1","kind":"Serv\u0069ce"},
+            "operation":"CREATE","namespace":"a\/b","name":"web"}}"#;
+        let review = parse(body).unwrap();
+        let table = [
+            (&review.uid, "u-1", true),
+            (&review.kind.kind, "Service", false),
+            (review.namespace.as_ref().unwrap(), "a/b", false),
+            (review.name.as_ref().unwrap(), "web", true),
+        ];
+        for (text, want, borrowed) in table {
+            assert_eq!(text.as_str(), want);
+            assert_eq!(matches!(text.0, Cow::Borrowed(_)), borrowed, "{want}");
+        }
+    }
+
+    #[test]
+    fn the_answer_is_the_json_of_the_response() {
+        let body = br#"{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{
+            "uid":"u\"1","kind":{"group":"","version":"v1","kind":"Service"},"operation":"CREATE"}}"#;
+        let review = parse(body).unwrap();
+        let denied = Decision {
+            warnings: vec!["w\n".into()],
+            violations: vec![zoneguard_core::verdict::Violation {
+                field: "spec".into(),
+                value: "v".into(),
+                reason: zoneguard_core::verdict::Reason::HostnameInvalid,
+                message: "m é \"q\"".into(),
+            }],
+            ..Decision::default()
+        };
+        for decision in [Decision::default(), denied] {
+            let answer = respond(&review, &decision, 5);
+            assert_eq!(answer.to_json(), serde_json::to_vec(&answer).unwrap());
         }
     }
 

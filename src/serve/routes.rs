@@ -2,17 +2,18 @@
 //! the core, and answer; limits, metrics and error mapping live around them.
 
 use super::error::ApiError;
-use super::metrics::{self, EndpointLabels, Metrics, RejectLabels, RequestLabels, ViolationLabels};
+use super::metrics::{self, Metrics, RejectLabels, RequestKey, Verdict};
 use super::review::{self, Review};
 use super::rules_store::RulesStore;
 use crate::iam::Resolver;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::http::{header, HeaderValue};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
-use axum::{Json, Router};
+use axum::Router;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -47,9 +48,14 @@ pub enum Endpoint {
 
 impl Endpoint {
     pub fn label(self) -> &'static str {
+        metrics::ENDPOINTS[self.index()]
+    }
+
+    /// Its position in [`metrics::ENDPOINTS`].
+    pub fn index(self) -> usize {
         match self {
-            Endpoint::Validate => "validate",
-            Endpoint::Mutate => "mutate",
+            Endpoint::Validate => 0,
+            Endpoint::Mutate => 1,
         }
     }
 
@@ -121,23 +127,29 @@ impl Drop for InFlight<'_> {
 async fn validate(
     State(hook): State<Arc<Webhook>>,
     body: Result<Bytes, BytesRejection>,
-) -> Result<Json<review::ReviewResponse>, ApiError> {
+) -> Result<Answer, ApiError> {
     hook.admit(Endpoint::Validate, &body?).await
 }
 
 async fn mutate(
     State(hook): State<Arc<Webhook>>,
     body: Result<Bytes, BytesRejection>,
-) -> Result<Json<review::ReviewResponse>, ApiError> {
+) -> Result<Answer, ApiError> {
     hook.admit(Endpoint::Mutate, &body?).await
 }
 
+/// An AdmissionReview answer's JSON text.
+struct Answer(Vec<u8>);
+
+impl IntoResponse for Answer {
+    fn into_response(self) -> Response {
+        let json = HeaderValue::from_static("application/json");
+        ([(header::CONTENT_TYPE, json)], self.0).into_response()
+    }
+}
+
 impl Webhook {
-    async fn admit(
-        &self,
-        endpoint: Endpoint,
-        body: &[u8],
-    ) -> Result<Json<review::ReviewResponse>, ApiError> {
+    async fn admit(&self, endpoint: Endpoint, body: &[u8]) -> Result<Answer, ApiError> {
         let started = Instant::now();
         let review = review::parse(body)?;
         let loaded = self.rules.current().ok_or(ApiError::RulesNotLoaded)?;
@@ -165,7 +177,7 @@ impl Webhook {
             tracing::error!(uid = %review.uid, kind = %review.kind.kind, "the rules engine failed on this request");
             ApiError::Internal
         })?;
-        let answer = review::respond(&review, &decision, self.limits.max_message_lines);
+        let answer = review::respond(&review, &decision, self.limits.max_message_lines).to_json();
         self.record(
             endpoint,
             &review,
@@ -173,7 +185,7 @@ impl Webhook {
             started.elapsed(),
             loaded.generation,
         );
-        Ok(Json(answer))
+        Ok(Answer(answer))
     }
 
     // Kept out of line so that `scripts/instructions.sh` can count it in the LTO build.
@@ -187,25 +199,21 @@ impl Webhook {
         generation: u64,
     ) {
         let verdict = verdict(decision);
-        let endpoint = endpoint.label();
-        let labels = RequestLabels {
-            endpoint,
-            kind: metrics::kind_label(&review.kind.kind),
-            operation: metrics::operation_label(&review.operation),
+        let key = RequestKey::new(
+            endpoint.index(),
+            &review.kind.kind,
+            &review.operation,
             verdict,
-        };
-        self.metrics.requests.get_or_create(&labels).inc();
+        );
+        self.metrics.count_request(key);
         for violation in &decision.violations {
-            let reason = violation.reason.as_str();
             self.metrics
-                .violations
-                .get_or_create(&ViolationLabels { endpoint, reason })
-                .inc();
+                .count_violation(endpoint.index(), violation.reason);
         }
         self.metrics
-            .duration
-            .get_or_create(&EndpointLabels { endpoint })
-            .observe(took.as_secs_f64());
+            .observe_duration(endpoint.index(), took.as_secs_f64());
+        let endpoint = endpoint.label();
+        let verdict = verdict.as_str();
         // A request with a violation (denied, warned, audited) is logged at info; the rest
         // (admitted, patched, skipped) at debug: formatting the line costs about as much CPU
         // as deciding the request, and the metrics count every request.
@@ -241,16 +249,16 @@ impl Webhook {
 
 /// `denied`; `skipped` (kind/operation not checked); `warned` / `audited` (admitted with
 /// violations under warn / audit enforcement); else `allowed`.
-pub fn verdict(decision: &Decision) -> &'static str {
+pub fn verdict(decision: &Decision) -> Verdict {
     if !decision.allowed {
-        "denied"
+        Verdict::Denied
     } else if !decision.checked {
-        "skipped"
+        Verdict::Skipped
     } else if decision.violations.is_empty() {
-        "allowed"
+        Verdict::Allowed
     } else if decision.enforcement == Enforcement::Audit {
-        "audited"
+        Verdict::Audited
     } else {
-        "warned"
+        Verdict::Warned
     }
 }

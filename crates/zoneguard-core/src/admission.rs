@@ -58,7 +58,7 @@ pub struct Decision {
     pub violations: Vec<Violation>,
     pub warnings: Vec<String>,
     /// RFC 6902 operations (mutate only); empty = nothing to change.
-    pub patch: Vec<Value>,
+    pub patch: Vec<crate::mutation::AddOp>,
     pub enforcement: Enforcement,
 }
 

@@ -2,6 +2,9 @@
 
 use crate::annotation;
 use crate::rules::{InjectRule, RuleSet};
+use json_patch::jsonptr::PointerBuf;
+use json_patch::{AddOperation, PatchOperation};
+use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 /// One annotation to add, and the rule that asks for it.
@@ -101,6 +104,18 @@ pub fn plan(
     out
 }
 
+/// One operation of the JSON Patch (RFC 6902) a mutation answers with: zoneguard only adds.
+/// It serializes as `{"op":"add","path":…,"value":…}`; [`apply`] applies it with `json_patch`.
+/// (`json_patch::PatchOperation` holds its path as a parsed pointer, and building one costs
+/// several times what building the path does, on every admitted mutation.)
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "op", rename = "add")]
+pub struct AddOp {
+    /// A JSON Pointer (RFC 6901).
+    pub path: String,
+    pub value: Value,
+}
+
 /// Appends `token` to `out`, escaped as a JSON Pointer token (RFC 6901: `~` → `~0`, `/` → `~1`).
 fn escape_into(out: &mut String, token: &str) {
     let mut rest = token;
@@ -125,15 +140,25 @@ fn annotation_pointer(key: &str) -> String {
     out
 }
 
+fn add(path: &str, value: Value) -> AddOp {
+    AddOp {
+        path: path.to_owned(),
+        value,
+    }
+}
+
 /// The JSON Patch that adds `injections` to `object` (creating `metadata.annotations` if needed).
-pub fn to_patch(object: &Value, injections: &[Injection]) -> Vec<Value> {
+pub fn to_patch(object: &Value, injections: &[Injection]) -> Vec<AddOp> {
     if injections.is_empty() {
         return Vec::new();
     }
     if annotation::map(object).is_some() {
         return injections
             .iter()
-            .map(|i| json!({"op": "add", "path": annotation_pointer(&i.key), "value": i.value}))
+            .map(|i| AddOp {
+                path: annotation_pointer(&i.key),
+                value: Value::String(i.value.clone()),
+            })
             .collect();
     }
     let map: Map<String, Value> = injections
@@ -141,9 +166,9 @@ pub fn to_patch(object: &Value, injections: &[Injection]) -> Vec<Value> {
         .map(|i| (i.key.clone(), Value::String(i.value.clone())))
         .collect();
     if object.get("metadata").is_some_and(Value::is_object) {
-        vec![json!({"op": "add", "path": "/metadata/annotations", "value": map})]
+        vec![add("/metadata/annotations", Value::Object(map))]
     } else {
-        vec![json!({"op": "add", "path": "/metadata", "value": {"annotations": map}})]
+        vec![add("/metadata", json!({"annotations": map}))]
     }
 }
 
@@ -158,9 +183,15 @@ pub fn annotations_after(object: &Value, injections: &[Injection]) -> Value {
 }
 
 /// `object` with the patch applied.
-pub fn apply(object: &Value, patch: &[Value]) -> Result<Value, String> {
-    let ops: json_patch::Patch =
-        serde_json::from_value(Value::Array(patch.to_vec())).map_err(|e| e.to_string())?;
+pub fn apply(object: &Value, patch: &[AddOp]) -> Result<Value, String> {
+    let ops = patch
+        .iter()
+        .map(|op| {
+            let path = PointerBuf::parse(op.path.as_str()).map_err(|e| e.to_string())?;
+            let value = op.value.clone();
+            Ok(PatchOperation::Add(AddOperation { path, value }))
+        })
+        .collect::<Result<Vec<_>, String>>()?;
     let mut out = object.clone();
     json_patch::patch(&mut out, &ops).map_err(|e| e.to_string())?;
     Ok(out)
@@ -199,6 +230,36 @@ mod tests {
         ];
         for (template, name, namespace, want) in table {
             assert_eq!(render(template, name, namespace), want, "{template}");
+        }
+    }
+
+    #[test]
+    fn an_add_operation_is_written_as_rfc_6902_and_applied_by_json_patch() {
+        let op = AddOp {
+            path: "/metadata/annotations/a~1b".into(),
+            value: json!("v"),
+        };
+        let wire = serde_json::to_value(&op).unwrap_or_default();
+        assert_eq!(
+            wire,
+            json!({"op": "add", "path": "/metadata/annotations/a~1b", "value": "v"})
+        );
+        let parsed: json_patch::PatchOperation = serde_json::from_value(wire).unwrap();
+        assert_eq!(parsed.path().as_str(), op.path);
+        let object = json!({"metadata": {"annotations": {}}});
+        let want = json!({"metadata": {"annotations": {"a/b": "v"}}});
+        assert_eq!(apply(&object, &[op]), Ok(want));
+    }
+
+    #[test]
+    fn applying_a_malformed_or_impossible_operation_is_an_error() {
+        let object = json!({"metadata": {}});
+        for path in ["metadata", "/metadata/a~2", "/spec/x"] {
+            let op = AddOp {
+                path: path.into(),
+                value: json!(1),
+            };
+            assert!(apply(&object, &[op]).is_err(), "{path}");
         }
     }
 
