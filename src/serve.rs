@@ -1,12 +1,14 @@
 //! `zoneguard serve`: the HTTPS admission webhook (validating and mutating).
 //!
 //! Layout: [`args`] (flags) → [`server`] (wiring, [`start`], [`ServerHandle`]) → [`listener`]
-//! (TLS + HTTP/1.1 + HTTP/2 connections) → [`routes`] (handlers, limits) → [`review`]
+//! (TLS + HTTP/1.1 + HTTP/2 connections) → `guard` (in-flight limit, timeout, error counts) →
+//! [`routes`] (handlers, body limit) → [`review`]
 //! (AdmissionReview ↔ core). Certificates live in [`tls`], rules in [`rules_store`], file watching
 //! in [`watch`], probes in [`probes`], metrics in [`metrics`], HTTP error mapping in [`error`].
 
 pub mod args;
 pub mod error;
+mod guard;
 pub mod listener;
 pub mod logging;
 pub mod metrics;

@@ -174,6 +174,11 @@ async fn requests_beyond_the_concurrency_limit_get_503() {
     let (status, answer) = slow.await.unwrap();
     assert_eq!(status, 200, "{answer}");
     assert_eq!(answer["response"]["allowed"], true);
+    let (_, metrics) = get_text(&s.probe("/metrics")).await;
+    let overloaded = "zoneguard_http_rejected_requests_total{endpoint=\"validate\",code=\"503\"}";
+    assert_eq!(metric(&metrics, overloaded), Some(1.0), "{metrics}");
+    let in_flight = "zoneguard_admission_in_flight_requests";
+    assert_eq!(metric(&metrics, in_flight), Some(0.0), "{metrics}");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -199,6 +204,24 @@ async fn unknown_paths_and_methods_are_refused() {
             .status(),
         404
     );
+    // The guard counts the router's own refusals too.
+    let (_, metrics) = get_text(&s.probe("/metrics")).await;
+    for (series, count) in [
+        (
+            "zoneguard_http_rejected_requests_total{endpoint=\"validate\",code=\"405\"}",
+            1.0,
+        ),
+        (
+            "zoneguard_http_rejected_requests_total{endpoint=\"other\",code=\"404\"}",
+            1.0,
+        ),
+    ] {
+        assert_eq!(
+            metric(&metrics, series),
+            Some(count),
+            "{series} in {metrics}"
+        );
+    }
 }
 
 mod slow_clients {

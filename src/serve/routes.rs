@@ -2,22 +2,21 @@
 //! the core, and answer; limits, metrics and error mapping live around them.
 
 use super::error::ApiError;
-use super::metrics::{self, Metrics, RejectLabels, RequestKey, Verdict};
+use super::guard::GuardLayer;
+use super::metrics::{self, Metrics, RequestKey, Verdict};
 use super::review::{self, Review};
 use super::rules_store::RulesStore;
 use crate::iam::Resolver;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{header, HeaderValue};
-use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::Router;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tokio::sync::Semaphore;
 use zoneguard_core::admission::{self, Decision};
 use zoneguard_core::irsa::Facts;
 use zoneguard_core::rules::{Enforcement, RuleSource};
@@ -37,7 +36,6 @@ pub struct Webhook {
     pub resolver: Resolver,
     pub metrics: Arc<Metrics>,
     pub limits: RequestLimits,
-    permits: Arc<Semaphore>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,7 +57,8 @@ impl Endpoint {
         }
     }
 
-    fn from_path(path: &str) -> &'static str {
+    /// The `endpoint` label of a request for `path`.
+    pub fn from_path(path: &str) -> &'static str {
         match path {
             "/validate" => "validate",
             "/mutate" => "mutate",
@@ -74,54 +73,23 @@ pub fn router(
     limits: RequestLimits,
     resolver: Resolver,
 ) -> Router {
-    let permits = Arc::new(Semaphore::new(limits.max_in_flight.max(1)));
+    let guard = GuardLayer::new(
+        limits.max_in_flight,
+        limits.request_timeout,
+        metrics.clone(),
+    );
     let state = Arc::new(Webhook {
         rules,
         resolver,
         metrics,
         limits,
-        permits,
     });
     Router::new()
         .route("/validate", post(validate))
         .route("/mutate", post(mutate))
         .layer(DefaultBodyLimit::max(limits.body_limit))
-        .layer(middleware::from_fn_with_state(state.clone(), guard))
+        .layer(guard)
         .with_state(state)
-}
-
-/// Concurrency limit (503 beyond it), request timeout, in-flight gauge, and the count of
-/// requests answered with an HTTP error.
-async fn guard(State(hook): State<Arc<Webhook>>, request: Request, next: Next) -> Response {
-    let endpoint = Endpoint::from_path(request.uri().path());
-    let response = match hook.permits.clone().try_acquire_owned() {
-        Err(_) => ApiError::Overloaded.into_response(),
-        Ok(_permit) => {
-            hook.metrics.in_flight.inc();
-            let _gauge = InFlight(&hook.metrics);
-            match tokio::time::timeout(hook.limits.request_timeout, next.run(request)).await {
-                Ok(response) => response,
-                Err(_) => ApiError::Timeout.into_response(),
-            }
-        }
-    };
-    let status = response.status();
-    if !status.is_success() {
-        let code = metrics::status_label(status.as_u16());
-        hook.metrics
-            .rejected
-            .get_or_create(&RejectLabels { endpoint, code })
-            .inc();
-    }
-    response
-}
-
-struct InFlight<'a>(&'a Metrics);
-
-impl Drop for InFlight<'_> {
-    fn drop(&mut self) {
-        self.0.in_flight.dec();
-    }
 }
 
 async fn validate(
