@@ -48,7 +48,9 @@ fn decide(rules: &RuleSet, review: &Review, mutate: bool) -> Decision {
 }
 
 fn encode(review: &Review, decision: &Decision) -> Vec<u8> {
-    review::respond(review, decision, MAX_LINES).to_json()
+    review::respond(review, decision, MAX_LINES)
+        .to_json()
+        .expect("answer serializes")
 }
 
 /// The least any serde_json decode of `body` costs: one pass over the JSON that builds nothing.

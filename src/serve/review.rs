@@ -261,8 +261,9 @@ pub struct AdmissionResponse<'a> {
 }
 
 impl ReviewResponse<'_> {
-    /// The answer's JSON, written into a buffer sized for it up front.
-    pub fn to_json(&self) -> Vec<u8> {
+    /// The answer's JSON, written into a buffer sized for it up front. (Serializing these
+    /// structs cannot fail; an error is passed on rather than answered with a partial body.)
+    pub fn to_json(&self) -> Result<Vec<u8>, serde_json::Error> {
         let response = &self.response;
         let mut size = 128 + response.uid.len();
         if let Some(status) = &response.status {
@@ -271,11 +272,8 @@ impl ReviewResponse<'_> {
         size += response.warnings.iter().map(|w| w.len() + 8).sum::<usize>();
         size += response.patch.as_ref().map_or(0, |p| p.len() + 32);
         let mut out = Vec::with_capacity(size);
-        // Writing into a Vec fails only if a Serialize impl does; these are plain structs.
-        if serde_json::to_writer(&mut out, self).is_err() {
-            out.clear();
-        }
-        out
+        serde_json::to_writer(&mut out, self)?;
+        Ok(out)
     }
 }
 
@@ -411,7 +409,10 @@ mod tests {
         };
         for decision in [Decision::default(), denied] {
             let answer = respond(&review, &decision, 5);
-            assert_eq!(answer.to_json(), serde_json::to_vec(&answer).unwrap());
+            assert_eq!(
+                answer.to_json().unwrap(),
+                serde_json::to_vec(&answer).unwrap()
+            );
         }
     }
 
