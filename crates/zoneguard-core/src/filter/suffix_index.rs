@@ -85,7 +85,10 @@ impl SuffixIndex {
 /// A string set that skips hashing when no member has the probe's length.
 #[derive(Debug, Clone, Default)]
 struct LengthKeyedSet {
-    members: HashSet<Box<str>>,
+    /// foldhash rather than std's SipHash: probing costs a few hashes per name, on every
+    /// request, and only the rules (not requests) insert, so SipHash's resistance to crafted
+    /// keys buys nothing here.
+    members: HashSet<Box<str>, foldhash::fast::RandomState>,
     /// `lengths[n]` is true when some member is `n` bytes long.
     lengths: Vec<bool>,
 }
