@@ -72,13 +72,14 @@ impl Verdict {
 }
 
 /// One admission request's labels, as positions in [`ENDPOINTS`], [`KINDS`] and
-/// [`OPERATIONS`]: counting a request by them hashes nothing.
+/// [`OPERATIONS`] (always in range: built only by [`RequestKey::new`]): counting a request by
+/// them hashes nothing.
 #[derive(Debug, Clone, Copy)]
 pub struct RequestKey {
-    pub endpoint: usize,
-    pub kind: usize,
-    pub operation: usize,
-    pub verdict: Verdict,
+    endpoint: usize,
+    kind: usize,
+    operation: usize,
+    verdict: Verdict,
 }
 
 impl RequestKey {
