@@ -279,6 +279,8 @@ impl Metrics {
 
     /// Create the fixed label sets up front so dashboards see zeros, not gaps.
     fn preset(&mut self) {
+        // Endpoint by endpoint, each reason in `Reason::ALL` order: the layout `count_violation`
+        // indexes.
         let mut violations = Vec::new();
         let mut durations = Vec::new();
         for endpoint in ENDPOINTS {

@@ -1,5 +1,6 @@
 //! The webhook's HTTP surface: `POST /validate`, `POST /mutate`. Handlers parse the review, ask
-//! the core, and answer; limits, metrics and error mapping live around them.
+//! the core, answer, and count the request; the body limit is set here, the in-flight limit and
+//! timeout are the request guard's (`guard`), and errors map to HTTP in `error`.
 
 use super::error::ApiError;
 use super::guard::GuardLayer;
@@ -60,8 +61,8 @@ impl Endpoint {
     /// The `endpoint` label of a request for `path`.
     pub fn from_path(path: &str) -> &'static str {
         match path {
-            "/validate" => "validate",
-            "/mutate" => "mutate",
+            "/validate" => Endpoint::Validate.label(),
+            "/mutate" => Endpoint::Mutate.label(),
             _ => "other",
         }
     }

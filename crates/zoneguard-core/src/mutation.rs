@@ -140,13 +140,6 @@ fn annotation_pointer(key: &str) -> String {
     out
 }
 
-fn add(path: &str, value: Value) -> AddOp {
-    AddOp {
-        path: path.to_owned(),
-        value,
-    }
-}
-
 /// The JSON Patch that adds `injections` to `object` (creating `metadata.annotations` if needed).
 pub fn to_patch(object: &Value, injections: &[Injection]) -> Vec<AddOp> {
     if injections.is_empty() {
@@ -166,9 +159,15 @@ pub fn to_patch(object: &Value, injections: &[Injection]) -> Vec<AddOp> {
         .map(|i| (i.key.clone(), Value::String(i.value.clone())))
         .collect();
     if object.get("metadata").is_some_and(Value::is_object) {
-        vec![add("/metadata/annotations", Value::Object(map))]
+        vec![AddOp {
+            path: "/metadata/annotations".into(),
+            value: Value::Object(map),
+        }]
     } else {
-        vec![add("/metadata", json!({"annotations": map}))]
+        vec![AddOp {
+            path: "/metadata".into(),
+            value: json!({"annotations": map}),
+        }]
     }
 }
 
