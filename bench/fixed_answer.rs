@@ -45,7 +45,7 @@ async fn main() -> anyhow::Result<()> {
     let server = HttpsServer {
         listener: tokio::net::TcpListener::bind(config.listen).await?,
         acceptor: TlsAcceptor::from(Arc::new(tls)),
-        router: Router::new()
+        service: Router::new()
             .route("/validate", post(answer))
             .route("/mutate", post(answer)),
         limits: config.connections,

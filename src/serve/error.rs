@@ -1,7 +1,6 @@
 //! Every way a webhook request can fail, and the one mapping from failure to HTTP.
 
 use super::review::ReviewError;
-use axum::extract::rejection::BytesRejection;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
@@ -31,16 +30,6 @@ impl ApiError {
             ApiError::RulesNotLoaded | ApiError::Overloaded => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Timeout => StatusCode::REQUEST_TIMEOUT,
             ApiError::Internal => StatusCode::INTERNAL_SERVER_ERROR,
-        }
-    }
-}
-
-impl From<BytesRejection> for ApiError {
-    fn from(rejection: BytesRejection) -> Self {
-        if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-            ApiError::BodyTooLarge
-        } else {
-            ApiError::Body(rejection.body_text())
         }
     }
 }

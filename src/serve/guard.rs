@@ -1,12 +1,12 @@
 //! The guard around each webhook request: a limit on requests in flight (503 beyond it), the
 //! request timeout (408), the in-flight gauge, and the count of requests answered with an HTTP
-//! error. It is a tower layer on the router, so it also covers reading the body and the router's
-//! own 404 and 405 answers.
+//! error. It wraps the whole router, once per request (not each route), so it also covers reading
+//! the body and the router's own 404 and 405 answers.
 
 use super::error::ApiError;
 use super::metrics::{self, Metrics, RejectLabels};
 use super::routes::Endpoint;
-use axum::extract::Request;
+use axum::http::Request;
 use axum::response::{IntoResponse, Response};
 use std::convert::Infallible;
 use std::future::Future;
@@ -55,9 +55,9 @@ pub struct Guard<S> {
     limits: Arc<Limits>,
 }
 
-impl<S> Service<Request> for Guard<S>
+impl<S, B> Service<Request<B>> for Guard<S>
 where
-    S: Service<Request, Response = Response, Error = Infallible>,
+    S: Service<Request<B>, Response = Response, Error = Infallible>,
     S::Future: Send + 'static,
 {
     type Response = Response;
@@ -68,7 +68,7 @@ where
         self.inner.poll_ready(cx)
     }
 
-    fn call(&mut self, request: Request) -> Self::Future {
+    fn call(&mut self, request: Request<B>) -> Self::Future {
         let endpoint = Endpoint::from_path(request.uri().path());
         // The inner service was made ready by `poll_ready`. Its future does nothing until it is
         // polled, which `guarded` does only under a permit and within the timeout.

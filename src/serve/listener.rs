@@ -1,10 +1,13 @@
 //! The HTTPS listener: TLS accept loop, HTTP/1.1 + HTTP/2 per connection, header-read, handshake
 //! and idle timeouts, and graceful close on shutdown.
 
-use axum::Router;
+use axum::extract::Request;
+use axum::response::Response;
+use hyper::body::Incoming;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
 use hyper_util::service::TowerToHyperService;
+use std::convert::Infallible;
 use std::io;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -25,10 +28,36 @@ pub struct ConnLimits {
     pub idle_timeout: Duration,
 }
 
-pub struct HttpsServer {
+/// What answers each request of a connection: the webhook's routes behind the request guard
+/// (`routes::service`), or the stack floor's fixed answer.
+pub trait HttpService:
+    tower::Service<
+        Request<Incoming>,
+        Response = Response,
+        Error = Infallible,
+        Future: Send + 'static,
+    > + Clone
+    + Send
+    + 'static
+{
+}
+
+impl<S> HttpService for S where
+    S: tower::Service<
+            Request<Incoming>,
+            Response = Response,
+            Error = Infallible,
+            Future: Send + 'static,
+        > + Clone
+        + Send
+        + 'static
+{
+}
+
+pub struct HttpsServer<S> {
     pub listener: TcpListener,
     pub acceptor: TlsAcceptor,
-    pub router: Router,
+    pub service: S,
     pub limits: ConnLimits,
     /// Cancelled when the server stops accepting and asks connections to close.
     pub shutdown: CancellationToken,
@@ -36,7 +65,7 @@ pub struct HttpsServer {
     pub connections: TaskTracker,
 }
 
-impl HttpsServer {
+impl<S: HttpService> HttpsServer<S> {
     /// Accept connections until `shutdown` is cancelled; then the listener is closed.
     pub async fn run(self) {
         loop {
@@ -49,7 +78,7 @@ impl HttpsServer {
                     let _ = tcp.set_nodelay(true);
                     let conn = Connection {
                         acceptor: self.acceptor.clone(),
-                        router: self.router.clone(),
+                        service: self.service.clone(),
                         limits: self.limits,
                         shutdown: self.shutdown.clone(),
                     };
@@ -66,14 +95,14 @@ impl HttpsServer {
     }
 }
 
-struct Connection {
+struct Connection<S> {
     acceptor: TlsAcceptor,
-    router: Router,
+    service: S,
     limits: ConnLimits,
     shutdown: CancellationToken,
 }
 
-impl Connection {
+impl<S: HttpService> Connection<S> {
     async fn serve(self, tcp: TcpStream) {
         let tls =
             match tokio::time::timeout(self.limits.handshake_timeout, self.acceptor.accept(tcp))
@@ -99,7 +128,7 @@ impl Connection {
             .keep_alive_interval(Some(Duration::from_secs(20)))
             .keep_alive_timeout(Duration::from_secs(20))
             .max_concurrent_streams(250);
-        let conn = builder.serve_connection(io, TowerToHyperService::new(self.router));
+        let conn = builder.serve_connection(io, TowerToHyperService::new(self.service));
         tokio::pin!(conn);
         let mut closing = false;
         loop {

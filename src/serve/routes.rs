@@ -1,23 +1,25 @@
-//! The webhook's HTTP surface: `POST /validate`, `POST /mutate`. Handlers parse the review, ask
-//! the core, answer, and count the request; the body limit is set here, the in-flight limit and
-//! timeout are the request guard's (`guard`), and errors map to HTTP in `error`.
+//! The webhook's HTTP surface: `POST /validate`, `POST /mutate`. Handlers read the body (up to
+//! the limit), parse the review, ask the core, answer, and count the request; the in-flight limit
+//! and timeout are the request guard's (`guard`), around the whole router, and errors map to HTTP
+//! in `error`.
 
 use super::error::ApiError;
-use super::guard::GuardLayer;
+use super::guard::{Guard, GuardLayer};
 use super::metrics::{self, Metrics, RequestKey, Verdict};
 use super::review::{self, Review};
 use super::rules_store::RulesStore;
 use crate::iam::Resolver;
-use axum::body::Bytes;
-use axum::extract::rejection::BytesRejection;
-use axum::extract::{DefaultBodyLimit, State};
+use axum::body::Body;
+use axum::extract::State;
 use axum::http::{header, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::Router;
+use http_body_util::{BodyExt as _, LengthLimitError, Limited};
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use tower::Layer as _;
 use zoneguard_core::admission::{self, Decision};
 use zoneguard_core::irsa::Facts;
 use zoneguard_core::rules::{Enforcement, RuleSource};
@@ -68,12 +70,13 @@ impl Endpoint {
     }
 }
 
-pub fn router(
+/// The routes behind the request guard: what the HTTPS listener serves.
+pub fn service(
     rules: Arc<RulesStore>,
     metrics: Arc<Metrics>,
     limits: RequestLimits,
     resolver: Resolver,
-) -> Router {
+) -> Guard<Router> {
     let guard = GuardLayer::new(
         limits.max_in_flight,
         limits.request_timeout,
@@ -85,26 +88,24 @@ pub fn router(
         metrics,
         limits,
     });
-    Router::new()
-        .route("/validate", post(validate))
-        .route("/mutate", post(mutate))
-        .layer(DefaultBodyLimit::max(limits.body_limit))
-        .layer(guard)
-        .with_state(state)
+    // Layers on a `Router` wrap each route apart, boxed again, for every request: the guard goes
+    // around the router instead, and the body limit is the handlers' own.
+    guard.layer(
+        Router::new()
+            .route("/validate", post(validate))
+            .route("/mutate", post(mutate))
+            .with_state(state),
+    )
 }
 
-async fn validate(
-    State(hook): State<Arc<Webhook>>,
-    body: Result<Bytes, BytesRejection>,
-) -> Result<Answer, ApiError> {
-    hook.admit(Endpoint::Validate, &body?).await
+async fn validate(State(hook): State<Arc<Webhook>>, body: Body) -> Result<Answer, ApiError> {
+    let body = hook.read(body).await?;
+    hook.admit(Endpoint::Validate, &body).await
 }
 
-async fn mutate(
-    State(hook): State<Arc<Webhook>>,
-    body: Result<Bytes, BytesRejection>,
-) -> Result<Answer, ApiError> {
-    hook.admit(Endpoint::Mutate, &body?).await
+async fn mutate(State(hook): State<Arc<Webhook>>, body: Body) -> Result<Answer, ApiError> {
+    let body = hook.read(body).await?;
+    hook.admit(Endpoint::Mutate, &body).await
 }
 
 /// An AdmissionReview answer's JSON text.
@@ -118,6 +119,15 @@ impl IntoResponse for Answer {
 }
 
 impl Webhook {
+    /// The whole request body, refused once it passes the body limit.
+    async fn read(&self, body: Body) -> Result<axum::body::Bytes, ApiError> {
+        match Limited::new(body, self.limits.body_limit).collect().await {
+            Ok(collected) => Ok(collected.to_bytes()),
+            Err(e) if e.is::<LengthLimitError>() => Err(ApiError::BodyTooLarge),
+            Err(e) => Err(ApiError::Body(e.to_string())),
+        }
+    }
+
     async fn admit(&self, endpoint: Endpoint, body: &[u8]) -> Result<Answer, ApiError> {
         let started = Instant::now();
         let review = review::parse(body)?;

@@ -144,7 +144,7 @@ pub async fn start(config: Config) -> Result<ServerHandle, StartError> {
     let server = HttpsServer {
         listener: https,
         acceptor,
-        router: routes::router(rules.clone(), metrics.clone(), config.requests, resolver),
+        service: routes::service(rules.clone(), metrics.clone(), config.requests, resolver),
         limits: config.connections,
         shutdown: shutdown.clone(),
         connections: connections.clone(),
