@@ -185,15 +185,9 @@ async fn requests_beyond_the_concurrency_limit_get_503() {
 async fn unknown_paths_and_methods_are_refused() {
     let s = server().await;
     let client = s.client();
-    assert_eq!(
-        client
-            .get(s.url("/validate"))
-            .send()
-            .await
-            .unwrap()
-            .status(),
-        405
-    );
+    let wrong_method = client.get(s.url("/validate")).send().await.unwrap();
+    assert_eq!(wrong_method.status(), 405);
+    assert_eq!(wrong_method.headers()["allow"], "POST");
     assert_eq!(
         client
             .post(s.url("/nope"))
@@ -204,7 +198,7 @@ async fn unknown_paths_and_methods_are_refused() {
             .status(),
         404
     );
-    // The guard counts the router's own refusals too.
+    // The guard counts the routes' own refusals too.
     let (_, metrics) = get_text(&s.probe("/metrics")).await;
     for (series, count) in [
         (

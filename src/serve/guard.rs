@@ -1,7 +1,7 @@
 //! The guard around each webhook request: a limit on requests in flight (503 beyond it), the
 //! request timeout (408), the in-flight gauge, and the count of requests answered with an HTTP
-//! error. It wraps the whole router, once per request (not each route), so it also covers reading
-//! the body and the router's own 404 and 405 answers.
+//! error. It wraps the routes (`routes::Routes`), so it also covers reading the body and their
+//! 404 and 405 answers.
 
 use super::error::ApiError;
 use super::metrics::{self, Metrics, RejectLabels};

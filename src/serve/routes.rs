@@ -1,7 +1,7 @@
-//! The webhook's HTTP surface: `POST /validate`, `POST /mutate`. Handlers read the body (up to
-//! the limit), parse the review, ask the core, answer, and count the request; the in-flight limit
-//! and timeout are the request guard's (`guard`), around the whole router, and errors map to HTTP
-//! in `error`.
+//! The webhook's HTTP surface: `POST /validate`, `POST /mutate`. [`Routes`] tells the two apart;
+//! the [`Webhook`] reads the body (up to the limit), parses the review, asks the core, answers and
+//! counts the request. The in-flight limit and timeout are the request guard's (`guard`), around
+//! the routes, and errors map to HTTP in `error`.
 
 use super::error::ApiError;
 use super::guard::{Guard, GuardLayer};
@@ -9,17 +9,20 @@ use super::metrics::{self, Metrics, RequestKey, Verdict};
 use super::review::{self, Review};
 use super::rules_store::RulesStore;
 use crate::iam::Resolver;
-use axum::body::Body;
-use axum::extract::State;
-use axum::http::{header, HeaderValue};
+use axum::body::Bytes;
+use axum::http::{header, HeaderValue, Method, Request, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::post;
-use axum::Router;
+use axum::BoxError;
 use http_body_util::{BodyExt as _, LengthLimitError, Limited};
+use hyper::body::Body as HttpBody;
+use std::convert::Infallible;
+use std::future::Future;
 use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
-use tower::Layer as _;
+use tower::{Layer as _, Service};
 use zoneguard_core::admission::{self, Decision};
 use zoneguard_core::irsa::Facts;
 use zoneguard_core::rules::{Enforcement, RuleSource};
@@ -60,13 +63,18 @@ impl Endpoint {
         }
     }
 
+    /// The endpoint served at `path`, if any.
+    pub fn of_path(path: &str) -> Option<Endpoint> {
+        match path {
+            "/validate" => Some(Endpoint::Validate),
+            "/mutate" => Some(Endpoint::Mutate),
+            _ => None,
+        }
+    }
+
     /// The `endpoint` label of a request for `path`.
     pub fn from_path(path: &str) -> &'static str {
-        match path {
-            "/validate" => Endpoint::Validate.label(),
-            "/mutate" => Endpoint::Mutate.label(),
-            _ => "other",
-        }
+        Endpoint::of_path(path).map_or("other", Endpoint::label)
     }
 }
 
@@ -76,36 +84,42 @@ pub fn service(
     metrics: Arc<Metrics>,
     limits: RequestLimits,
     resolver: Resolver,
-) -> Guard<Router> {
+) -> Guard<Routes> {
     let guard = GuardLayer::new(
         limits.max_in_flight,
         limits.request_timeout,
         metrics.clone(),
     );
-    let state = Arc::new(Webhook {
+    guard.layer(Routes(Arc::new(Webhook {
         rules,
         resolver,
         metrics,
         limits,
-    });
-    // Layers on a `Router` wrap each route apart, boxed again, for every request: the guard goes
-    // around the router instead, and the body limit is the handlers' own.
-    guard.layer(
-        Router::new()
-            .route("/validate", post(validate))
-            .route("/mutate", post(mutate))
-            .with_state(state),
-    )
+    })))
 }
 
-async fn validate(State(hook): State<Arc<Webhook>>, body: Body) -> Result<Answer, ApiError> {
-    let body = hook.read(body).await?;
-    hook.admit(Endpoint::Validate, &body).await
-}
+/// The two routes, told apart by path and method. Two fixed paths need no `axum::Router`, which
+/// clones and boxes a service and builds an extensions map for every request.
+#[derive(Clone)]
+pub struct Routes(Arc<Webhook>);
 
-async fn mutate(State(hook): State<Arc<Webhook>>, body: Body) -> Result<Answer, ApiError> {
-    let body = hook.read(body).await?;
-    hook.admit(Endpoint::Mutate, &body).await
+impl<B> Service<Request<B>> for Routes
+where
+    B: HttpBody<Data = Bytes> + Send + 'static,
+    B::Error: Into<BoxError>,
+{
+    type Response = Response;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Response, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<B>) -> Self::Future {
+        let hook = self.0.clone();
+        Box::pin(async move { Ok(hook.answer(request).await) })
+    }
 }
 
 /// An AdmissionReview answer's JSON text.
@@ -119,8 +133,32 @@ impl IntoResponse for Answer {
 }
 
 impl Webhook {
+    /// 404 for another path, 405 (`Allow: POST`) for another method; else the admission.
+    async fn answer<B>(&self, request: Request<B>) -> Response
+    where
+        B: HttpBody<Data = Bytes>,
+        B::Error: Into<BoxError>,
+    {
+        let Some(endpoint) = Endpoint::of_path(request.uri().path()) else {
+            return StatusCode::NOT_FOUND.into_response();
+        };
+        if request.method() != Method::POST {
+            let allow = [(header::ALLOW, HeaderValue::from_static("POST"))];
+            return (StatusCode::METHOD_NOT_ALLOWED, allow).into_response();
+        }
+        let answer = match self.read(request.into_body()).await {
+            Ok(body) => self.admit(endpoint, &body).await,
+            Err(e) => Err(e),
+        };
+        answer.into_response()
+    }
+
     /// The whole request body, refused once it passes the body limit.
-    async fn read(&self, body: Body) -> Result<axum::body::Bytes, ApiError> {
+    async fn read<B>(&self, body: B) -> Result<Bytes, ApiError>
+    where
+        B: HttpBody<Data = Bytes>,
+        B::Error: Into<BoxError>,
+    {
         match Limited::new(body, self.limits.body_limit).collect().await {
             Ok(collected) => Ok(collected.to_bytes()),
             Err(e) if e.is::<LengthLimitError>() => Err(ApiError::BodyTooLarge),
