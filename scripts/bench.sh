@@ -13,8 +13,9 @@
 # 3. measures start-to-ready with file rules (zoneguard serve launched -> /readyz 200), 5 times;
 # 4. starts zoneguard, nginx (Debian package; non-daemon, its own temp config from
 #    bench/nginx.conf.template, `return 200` of a fixed AdmissionReview response) and the stack
-#    floor (bench/fixed_answer.rs: zoneguard's TLS listener, hyper and axum answering the same
-#    fixed response without decoding anything), so the gap splits into stack and admission work;
+#    floor (bench/fixed_answer.rs: zoneguard's TLS listener and hyper, dispatching on path and
+#    method as zoneguard does, answering the same fixed response without decoding anything), so
+#    the gap splits into stack and admission work;
 # 5. drives both with wrk (bench/wrk-mix.lua: Ingress with 3 hosts -> /validate, LoadBalancer
 #    Service -> /mutate, ServiceAccount with a trust policy -> /validate, a denied Ingress ->
 #    /validate, round robin) at the same concurrency, same TLS version and certificate:
@@ -221,7 +222,7 @@ echo "zoneguard: $BUILD build ($ZONEGUARD_BIN)"
 echo "rules: 50 domain filters, 20 delegated namespaces, 200 trust policies, 3 inject rules"
 echo "mix: Ingress 3 hosts /validate, LoadBalancer Service /mutate, ServiceAccount /validate, denied Ingress /validate"
 echo "TLS: zoneguard $ZG_TLS; nginx $NGINX_TLS; same ECDSA P-256 certificate; HTTP/1.1 keep-alive"
-echo "floor: zoneguard's TLS listener, hyper and axum answering nginx's fixed response (bench/fixed_answer.rs)"
+echo "floor: zoneguard's TLS listener and hyper answering nginx's fixed response (bench/fixed_answer.rs)"
 echo "wrk -t$WRK_THREADS -c$CONC, ${DURATION}s measured after ${WARMUP}s warm-up; pinned (servers CPU 0, wrk CPU 1): $PIN"
 echo "start to ready with file rules: median ${READY_MEDIAN_MS} ms (µs, sorted: ${READY_SORTED% })"
 echo

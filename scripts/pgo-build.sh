@@ -28,7 +28,8 @@
 #   PGO_REVIEWS     the training reviews: files, relative to the project root or absolute
 #                   (e.g. reviews recorded from your own cluster; default: see 2.)
 #   LLVM_PROFDATA   llvm-profdata to use (default: rustup's llvm-tools component, the LLVM of
-#                   the toolchain's rustc; else llvm-profdata-19, then llvm-profdata). rustc 1.95
+#                   the toolchain's rustc; else the newest of llvm-profdata-22..19, then
+#                   llvm-profdata; one older than LLVM 19 is refused up front). rustc 1.95
 #                   is built on LLVM 22; Debian 12's llvm-19 reads its raw profiles and writes an
 #                   indexed profile that rustc reads.
 #   BENCH_KEEP=1    keep the temp dir (the merged profile, the server's and wrk's logs)
@@ -45,9 +46,22 @@ need wrk openssl curl cargo rustc
 HOST="$(rustc -vV | awk '/^host:/ { print $2 }')"
 RUSTUP_PROFDATA="$(rustc --print sysroot)/lib/rustlib/$HOST/bin/llvm-profdata"
 [[ -x "$RUSTUP_PROFDATA" ]] || RUSTUP_PROFDATA=""
-PROFDATA="${LLVM_PROFDATA:-${RUSTUP_PROFDATA:-$(command -v llvm-profdata-19 || command -v llvm-profdata || true)}}"
+# The newest versioned llvm-profdata on PATH, else the unversioned one.
+debian_profdata() {
+  local v
+  for v in 22 21 20 19; do command -v "llvm-profdata-$v" && return; done
+  command -v llvm-profdata || true
+}
+PROFDATA="${LLVM_PROFDATA:-${RUSTUP_PROFDATA:-$(debian_profdata)}}"
 [[ -n "$PROFDATA" && -x "$PROFDATA" ]] ||
   die "llvm-profdata is required (rustup component add llvm-tools; Debian: apt-get install llvm-19)"
+# An older LLVM cannot read the raw profiles of rustc's LLVM ("unsupported instrumentation
+# profile format version" after the whole instrumented build and training): refuse it up front.
+if [[ "$PROFDATA" != "$RUSTUP_PROFDATA" ]]; then
+  PROFDATA_MAJOR="$("$PROFDATA" merge --version 2>/dev/null | sed -n 's/.*LLVM version \([0-9]*\).*/\1/p' | head -n1)"
+  [[ -n "$PROFDATA_MAJOR" && "$PROFDATA_MAJOR" -ge 19 ]] ||
+    die "$PROFDATA is LLVM ${PROFDATA_MAJOR:-of an unknown version}; the raw profiles of rustc $(rustc -V | awk '{ print $2 }') need llvm-profdata 19 or later (Debian: apt-get install llvm-19; or rustup component add llvm-tools; or LLVM_PROFDATA=<path>)"
+fi
 bench_init pgo
 W="$BENCH_WORK"
 TARGET_ROOT="${CARGO_TARGET_DIR:-$BENCH_ROOT/target}/pgo"
