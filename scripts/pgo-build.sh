@@ -40,6 +40,7 @@ set -euo pipefail
 
 # shellcheck source=bench/lib.sh
 source "$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/bench/lib.sh"
+LOG_PREFIX=pgo # the checks before bench_init speak as this script too
 
 DURATION="${PGO_DURATION:-20}"
 need wrk openssl curl cargo rustc
