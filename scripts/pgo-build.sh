@@ -28,7 +28,7 @@
 #   PGO_REVIEWS     the training reviews: files, relative to the project root or absolute
 #                   (e.g. reviews recorded from your own cluster; default: see 2.)
 #   LLVM_PROFDATA   llvm-profdata to use (default: rustup's llvm-tools component, the LLVM of
-#                   the toolchain's rustc; else the newest of llvm-profdata-22..19, then
+#                   the toolchain's rustc; else the newest llvm-profdata-N on PATH, then
 #                   llvm-profdata; one older than LLVM 19 is refused up front). rustc 1.95
 #                   is built on LLVM 22; Debian 12's llvm-19 reads its raw profiles and writes an
 #                   indexed profile that rustc reads.
@@ -47,11 +47,13 @@ need wrk openssl curl cargo rustc
 HOST="$(rustc -vV | awk '/^host:/ { print $2 }')"
 RUSTUP_PROFDATA="$(rustc --print sysroot)/lib/rustlib/$HOST/bin/llvm-profdata"
 [[ -x "$RUSTUP_PROFDATA" ]] || RUSTUP_PROFDATA=""
-# The newest versioned llvm-profdata on PATH, else the unversioned one.
+# The oldest LLVM whose llvm-profdata reads rustc's raw profiles (found with rustc 1.95).
+PROFDATA_MIN_LLVM=19
+# The newest versioned llvm-profdata on PATH (Debian's llvm-N), else the unversioned one.
 debian_profdata() {
-  local v
-  for v in 22 21 20 19; do command -v "llvm-profdata-$v" && return; done
-  command -v llvm-profdata || true
+  local newest
+  newest="$(compgen -c llvm-profdata- | sort -u -t- -k3,3n | tail -n1)" || true
+  command -v "${newest:-llvm-profdata}" || true
 }
 PROFDATA="${LLVM_PROFDATA:-${RUSTUP_PROFDATA:-$(debian_profdata)}}"
 [[ -n "$PROFDATA" && -x "$PROFDATA" ]] ||
@@ -60,8 +62,8 @@ PROFDATA="${LLVM_PROFDATA:-${RUSTUP_PROFDATA:-$(debian_profdata)}}"
 # profile format version" after the whole instrumented build and training): refuse it up front.
 if [[ "$PROFDATA" != "$RUSTUP_PROFDATA" ]]; then
   PROFDATA_MAJOR="$("$PROFDATA" merge --version 2>/dev/null | sed -n 's/.*LLVM version \([0-9]*\).*/\1/p' | head -n1)"
-  [[ -n "$PROFDATA_MAJOR" && "$PROFDATA_MAJOR" -ge 19 ]] ||
-    die "$PROFDATA is LLVM ${PROFDATA_MAJOR:-of an unknown version}; the raw profiles of rustc $(rustc -V | awk '{ print $2 }') need llvm-profdata 19 or later (Debian: apt-get install llvm-19; or rustup component add llvm-tools; or LLVM_PROFDATA=<path>)"
+  [[ -n "$PROFDATA_MAJOR" && "$PROFDATA_MAJOR" -ge "$PROFDATA_MIN_LLVM" ]] ||
+    die "$PROFDATA is LLVM ${PROFDATA_MAJOR:-of an unknown version}; the raw profiles of rustc $(rustc -V | awk '{ print $2 }') need llvm-profdata $PROFDATA_MIN_LLVM or later (Debian: apt-get install llvm-19; or rustup component add llvm-tools; or LLVM_PROFDATA=<path>)"
 fi
 bench_init pgo
 W="$BENCH_WORK"
