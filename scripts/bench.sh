@@ -20,10 +20,12 @@
 #    Service -> /mutate, ServiceAccount with a trust policy -> /validate, a denied Ingress ->
 #    /validate, round robin) at the same concurrency, same TLS version and certificate:
 #    first at full speed, then all three at a constant rate of half of zoneguard's maximum
-#    (sends on an even schedule, BENCH_RATE in bench/wrk-mix.lua);
+#    (sends on an even schedule, BENCH_RATE in bench/wrk-mix.lua); each in BENCH_ROUNDS rounds
+#    that interleave the three servers;
 # 6. prints requests/s, p50/p99/p99.9, CPU seconds per 10 000 requests (utime+stime from
 #    /proc/<pid>/stat, all nginx processes summed), peak RSS (VmHWM; nginx master + workers
-#    summed), and the ratios zoneguard/nginx and floor/nginx.
+#    summed), and the ratios zoneguard/nginx and floor/nginx: medians over the rounds, with
+#    each round's zoneguard/nginx below the table.
 #
 # Every run is bounded (wrk -d); every process is stopped on exit. Traffic: 127.0.0.1 only.
 #
@@ -32,8 +34,13 @@
 #   BENCH_BUILD           pgo (default): scripts/pgo-build.sh, 7-20 minutes, needs llvm-profdata;
 #                         release: cargo build --release
 #   FLOOR_BIN             the stack floor (default: cargo build --release --example fixed_answer)
-#   BENCH_DURATION        seconds per measured run (default 10)
-#   BENCH_WARMUP          seconds of warm-up before each measured run (default 2)
+#   BENCH_ROUNDS          rounds (default 3): each round measures the three servers one after
+#                         the other, in an order that turns from round to round; the table gives
+#                         each figure's median over the rounds, and the ratios to nginx are the
+#                         medians of each round's ratio (a shared VM's speed drifts over tens of
+#                         seconds: servers measured side by side in time are compared)
+#   BENCH_DURATION        seconds per measured run (default 5)
+#   BENCH_WARMUP          seconds of warm-up before each measured run (default 1)
 #   BENCH_CONCURRENCY     connections (default 64)
 #   BENCH_PIN             1 (default): servers on CPU 0, wrk (1 thread) on CPU 1, so the server
 #                         under test gets exactly one core; 0: no pinning, wrk with 2 threads
@@ -45,8 +52,9 @@ set -euo pipefail
 # shellcheck source=bench/lib.sh
 source "$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/bench/lib.sh"
 
-DURATION="${BENCH_DURATION:-10}"
-WARMUP="${BENCH_WARMUP:-2}"
+ROUNDS="${BENCH_ROUNDS:-3}"
+DURATION="${BENCH_DURATION:-5}"
+WARMUP="${BENCH_WARMUP:-1}"
 CONC="${BENCH_CONCURRENCY:-64}"
 PIN="${BENCH_PIN:-1}"
 TLS_PROTOCOLS="${BENCH_TLS:-TLSv1.2 TLSv1.3}"
@@ -190,30 +198,89 @@ measure() {
   [[ -z "$rate" ]] || printf -v "${name}_LATE" '%s' "$R_LATE"
 }
 
-say "saturation: wrk -t$WRK_THREADS -c$CONC, ${WARMUP}s warm-up + ${DURATION}s each (pinned: $PIN)"
-mapfile -t NG_PIDS < <(nginx_pids)
-measure NG "$NGINX_PORT" "" "${NG_PIDS[@]}"
-measure FL "$FLOOR_PORT" "" "$FLOOR_PID"
-measure ZG "$ZG_PORT" "" "$ZG_PID"
+ms() { awk -v u="$1" 'BEGIN { printf "%.3f", u / 1000 }'; }
+mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
+ratio() { # A B [DECIMALS]: A/B
+  awk -v a="$1" -v b="$2" -v d="${3:-2}" 'BEGIN { if (b == 0) print "-"; else printf "%.*f", d, a / b }'
+}
+# median VALUES...: the median (of an even count, the mean of the middle two).
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-# Paced: a constant offered rate of half of zoneguard's maximum, sends on an even schedule
-# (whichever connection is free takes the next send slot), the same for both servers.
+# round_line ROUND FIELD ZG FL NG: what one round measured, requests/s (FIELD empty) or p99.
+round_line() {
+  local r="$1" field="${2:-RPS}" z="${3}_${1}_${2:-RPS}" f="${4}_${1}_${2:-RPS}" n="${5}_${1}_${2:-RPS}"
+  if [[ "$field" == RPS ]]; then
+    say "round $r: requests/s zoneguard ${!z}, floor ${!f}, nginx ${!n} (zoneguard/nginx $(ratio "${!z}" "${!n}"))"
+  else
+    say "round $r: p99 ms zoneguard $(ms "${!z}"), floor $(ms "${!f}"), nginx $(ms "${!n}")"
+  fi
+}
+
+# rounds RATE ZG FL NG: BENCH_ROUNDS rounds of the three servers (RATE as for load), in an order
+# that turns each round; ${ZG}_<field> (and FL, NG) become the medians over the rounds, and
+# ${ZG}_VS_NG (and FL) the median of the rounds' ratios of requests/s to nginx's, each round's
+# ratio listed in ${ZG}_VS_NG_ROUNDS.
+rounds() {
+  local rate="$1" zg="$2" fl="$3" ng="$4" r i name field
+  local -a order=("$ng" "$fl" "$zg")
+  for ((r = 1; r <= ROUNDS; r++)); do
+    for ((i = 0; i < 3; i++)); do
+      name="${order[(i + r - 1) % 3]}"
+      case "$name" in
+        "$zg") measure "${name}_$r" "$ZG_PORT" "$rate" "$ZG_PID" ;;
+        "$fl") measure "${name}_$r" "$FLOOR_PORT" "$rate" "$FLOOR_PID" ;;
+        *) measure "${name}_$r" "$NGINX_PORT" "$rate" "${NG_PIDS[@]}" ;;
+      esac
+    done
+    round_line "$r" "${rate:+P99}" "$zg" "$fl" "$ng"
+  done
+  for name in "$zg" "$fl" "$ng"; do
+    for field in RPS P50 P99 P999 CPU10K ERR ${rate:+LATE}; do
+      local -a values=()
+      for ((r = 1; r <= ROUNDS; r++)); do
+        local v="${name}_${r}_$field"
+        values+=("${!v}")
+      done
+      case "$field" in
+        # Counts are summed over the rounds, every other figure is the rounds' median.
+        ERR | LATE) printf -v "${name}_$field" '%s' "$(printf '%s\n' "${values[@]}" | awk '{ n += $1 } END { print n }')" ;;
+        *) printf -v "${name}_$field" '%s' "$(median "${values[@]}")" ;;
+      esac
+    done
+  done
+  for name in "$zg" "$fl"; do
+    local -a ratios=()
+    for ((r = 1; r <= ROUNDS; r++)); do
+      local a="${name}_${r}_RPS" b="${ng}_${r}_RPS"
+      ratios+=("$(ratio "${!a}" "${!b}" 3)")
+    done
+    printf -v "${name}_VS_NG" '%s' "$(median "${ratios[@]}")"
+    printf -v "${name}_VS_NG_ROUNDS" '%s' "${ratios[*]}"
+  done
+  local -a p99s=()
+  for ((r = 1; r <= ROUNDS; r++)); do
+    local p="${zg}_${r}_P99"
+    p99s+=("$(ms "${!p}")")
+  done
+  printf -v "${zg}_P99_ROUNDS" '%s' "${p99s[*]}"
+}
+
+say "saturation: $ROUNDS rounds of wrk -t$WRK_THREADS -c$CONC, ${WARMUP}s warm-up + ${DURATION}s each (pinned: $PIN)"
+mapfile -t NG_PIDS < <(nginx_pids)
+rounds "" ZG FL NG
+
+# Paced: a constant offered rate of half of zoneguard's maximum (the median of its rounds), sends
+# on an even schedule (whichever connection is free takes the next send slot), the same for the
+# three servers.
 TARGET="$(awk -v r="$ZG_RPS" 'BEGIN { printf "%.0f", r / 2 }')"
-say "paced at half of zoneguard's maximum: $TARGET requests/s on an even schedule"
-measure ZGP "$ZG_PORT" "$TARGET" "$ZG_PID"
-measure FLP "$FLOOR_PORT" "$TARGET" "$FLOOR_PID"
-measure NGP "$NGINX_PORT" "$TARGET" "${NG_PIDS[@]}"
+say "paced at half of zoneguard's maximum: $TARGET requests/s on an even schedule, $ROUNDS rounds"
+rounds "$TARGET" ZGP FLP NGP
 
 ZG_HWM="$(status_kib VmHWM "$ZG_PID")"
 NG_HWM="$(status_kib VmHWM "${NG_PIDS[@]}")"
 FL_HWM="$(status_kib VmHWM "$FLOOR_PID")"
 
 # -------------------------------------------------------------------- report ----
-ms() { awk -v u="$1" 'BEGIN { printf "%.3f", u / 1000 }'; }
-mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
-ratio() { # A B [DECIMALS]: A/B
-  awk -v a="$1" -v b="$2" -v d="${3:-2}" 'BEGIN { if (b == 0) print "-"; else printf "%.*f", d, a / b }'
-}
 row() { printf '%-30s %11s %11s %11s %11s %11s\n' "$@"; }
 
 echo
@@ -223,7 +290,7 @@ echo "rules: 50 domain filters, 20 delegated namespaces, 200 trust policies, 3 i
 echo "mix: Ingress 3 hosts /validate, LoadBalancer Service /mutate, ServiceAccount /validate, denied Ingress /validate"
 echo "TLS: zoneguard $ZG_TLS; nginx $NGINX_TLS; same ECDSA P-256 certificate; HTTP/1.1 keep-alive"
 echo "floor: zoneguard's TLS listener and hyper answering nginx's fixed response (bench/fixed_answer.rs)"
-echo "wrk -t$WRK_THREADS -c$CONC, ${DURATION}s measured after ${WARMUP}s warm-up; pinned (servers CPU 0, wrk CPU 1): $PIN"
+echo "wrk -t$WRK_THREADS -c$CONC, ${DURATION}s measured after ${WARMUP}s warm-up; $ROUNDS rounds, the three servers interleaved; pinned (servers CPU 0, wrk CPU 1): $PIN"
 echo "start to ready with file rules: median ${READY_MEDIAN_MS} ms (µs, sorted: ${READY_SORTED% })"
 echo
 # label FIELD: the report row of a measured field.
@@ -253,20 +320,29 @@ block() {
       P50 | P99 | P999) row "$name" "$(ms "$a")" "$(ms "$b")" "$(ms "$c")" "$(ratio "$a" "$c")" "$(ratio "$b" "$c")" ;;
       HWM) row "$name" "$(mib "$a")" "$(mib "$b")" "$(mib "$c")" "$(ratio "$a" "$c")" "$(ratio "$b" "$c")" ;;
       LATE | ERR) row "$name" "$a" "$b" "$c" "" "" ;;
+      # The ratio of requests/s is the median of the rounds' ratios.
+      RPS) local zr="${zg}_VS_NG" fr="${fl}_VS_NG"
+        row "$name" "$a" "$b" "$c" "$(ratio "${!zr}" 1)" "$(ratio "${!fr}" 1)" ;;
       *) row "$name" "$a" "$b" "$c" "$(ratio "$a" "$c")" "$(ratio "$b" "$c")" ;;
     esac
   done
+  local zr="${zg}_VS_NG_ROUNDS" zp="${zg}_P99_ROUNDS"
+  if [[ -z "${5:-}" ]]; then
+    echo "zoneguard/nginx requests/s by round: ${!zr}"
+  else
+    echo "zoneguard p99 ms by round: ${!zp}"
+  fi
 }
-block "saturation (c=$CONC)" ZG FL NG
+block "saturation (c=$CONC), medians" ZG FL NG
 echo
-block "paced (target $TARGET/s)" ZGP FLP NGP " achieved"
+block "paced ($TARGET/s), medians" ZGP FLP NGP " achieved"
 echo
 verdict() { if awk "BEGIN { exit !($1) }"; then echo met; else echo "NOT met"; fi; }
 echo "targets (reported, not asserted):"
 # Three decimals: 0.799 must not print as a 0.80 that is "NOT met".
-echo "  throughput >= 0.8x nginx at c=$CONC: $(ratio "$ZG_RPS" "$NG_RPS" 3)x — $(verdict "$ZG_RPS >= 0.8 * $NG_RPS")"
-echo "    the stack floor reaches $(ratio "$FL_RPS" "$NG_RPS")x nginx; zoneguard reaches $(ratio "$ZG_RPS" "$FL_RPS")x its stack's floor (the rest is the admission work)"
-echo "  p99 < 2 ms at half the maximum rate: $(ms "$ZGP_P99") ms — $(verdict "$ZGP_P99 < 2000")"
+echo "  throughput >= 0.8x nginx at c=$CONC: $(ratio "$ZG_VS_NG" 1 3)x (median of $ROUNDS rounds: $ZG_VS_NG_ROUNDS) — $(verdict "$ZG_VS_NG >= 0.8")"
+echo "    the stack floor reaches $(ratio "$FL_VS_NG" 1)x nginx; zoneguard reaches $(ratio "$ZG_RPS" "$FL_RPS")x its stack's floor (medians; the rest is the admission work)"
+echo "  p99 < 2 ms at half the maximum rate: $(ms "$ZGP_P99") ms (median of $ROUNDS rounds: $ZGP_P99_ROUNDS) — $(verdict "$ZGP_P99 < 2000")"
 echo "    at the same rate the stack floor measured p99 $(ms "$FLP_P99") ms, nginx $(ms "$NGP_P99") ms"
 # The paced run's CPU use: the share of its one core the server was busy.
 busy() { awk -v r="$1" -v cpu="$2" 'BEGIN { printf "%.0f", r * cpu / 100 }'; }
