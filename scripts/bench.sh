@@ -25,7 +25,7 @@
 # 6. prints requests/s, p50/p99/p99.9, CPU seconds per 10 000 requests (utime+stime from
 #    /proc/<pid>/stat, all nginx processes summed), peak RSS (VmHWM; nginx master + workers
 #    summed), and the ratios zoneguard/nginx and floor/nginx: medians over the rounds, with
-#    each round's zoneguard/nginx below the table.
+#    each round's zoneguard/nginx (saturation) or zoneguard p99 (paced) below each table.
 #
 # Every run is bounded (wrk -d); every process is stopped on exit. Traffic: 127.0.0.1 only.
 #
@@ -55,6 +55,7 @@ source "$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/bench/lib.sh"
 ROUNDS="${BENCH_ROUNDS:-3}"
 DURATION="${BENCH_DURATION:-5}"
 WARMUP="${BENCH_WARMUP:-1}"
+[[ "$ROUNDS" =~ ^[1-9][0-9]*$ ]] || die "BENCH_ROUNDS must be a whole number of rounds, 1 or more (not $ROUNDS)"
 CONC="${BENCH_CONCURRENCY:-64}"
 PIN="${BENCH_PIN:-1}"
 TLS_PROTOCOLS="${BENCH_TLS:-TLSv1.2 TLSv1.3}"
@@ -206,9 +207,10 @@ ratio() { # A B [DECIMALS]: A/B
 # median VALUES...: the median (of an even count, the mean of the middle two).
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-# round_line ROUND FIELD ZG FL NG: what one round measured, requests/s (FIELD empty) or p99.
+# round_line ROUND FIELD ZG FL NG: what one round measured, requests/s (FIELD RPS) or p99 (P99).
 round_line() {
-  local r="$1" field="${2:-RPS}" z="${3}_${1}_${2:-RPS}" f="${4}_${1}_${2:-RPS}" n="${5}_${1}_${2:-RPS}"
+  local r="$1" field="$2"
+  local z="${3}_${r}_$field" f="${4}_${r}_$field" n="${5}_${r}_$field"
   if [[ "$field" == RPS ]]; then
     say "round $r: requests/s zoneguard ${!z}, floor ${!f}, nginx ${!n} (zoneguard/nginx $(ratio "${!z}" "${!n}"))"
   else
@@ -216,65 +218,72 @@ round_line() {
   fi
 }
 
+# per_round NAME FIELD [FORMAT]: NAME's FIELD in each round, one per line (FORMAT: ms).
+per_round() {
+  local r v
+  for ((r = 1; r <= ROUNDS; r++)); do
+    v="${1}_${r}_$2"
+    if [[ "${3:-}" == ms ]]; then ms "${!v}"; echo; else echo "${!v}"; fi
+  done
+}
+
 # rounds RATE ZG FL NG: BENCH_ROUNDS rounds of the three servers (RATE as for load), in an order
-# that turns each round; ${ZG}_<field> (and FL, NG) become the medians over the rounds, and
-# ${ZG}_VS_NG (and FL) the median of the rounds' ratios of requests/s to nginx's, each round's
-# ratio listed in ${ZG}_VS_NG_ROUNDS.
+# that turns each round; each round's figures go into ${ZG}_<round>_<field> (and FL, NG).
 rounds() {
-  local rate="$1" zg="$2" fl="$3" ng="$4" r i name field
-  local -a order=("$ng" "$fl" "$zg")
+  local rate="$1" r i name
+  local -a order=("$4" "$3" "$2")
   for ((r = 1; r <= ROUNDS; r++)); do
     for ((i = 0; i < 3; i++)); do
       name="${order[(i + r - 1) % 3]}"
       case "$name" in
-        "$zg") measure "${name}_$r" "$ZG_PORT" "$rate" "$ZG_PID" ;;
-        "$fl") measure "${name}_$r" "$FLOOR_PORT" "$rate" "$FLOOR_PID" ;;
+        "$2") measure "${name}_$r" "$ZG_PORT" "$rate" "$ZG_PID" ;;
+        "$3") measure "${name}_$r" "$FLOOR_PORT" "$rate" "$FLOOR_PID" ;;
         *) measure "${name}_$r" "$NGINX_PORT" "$rate" "${NG_PIDS[@]}" ;;
       esac
     done
-    round_line "$r" "${rate:+P99}" "$zg" "$fl" "$ng"
+    round_line "$r" "$([[ -z "$rate" ]] && echo RPS || echo P99)" "$2" "$3" "$4"
   done
-  for name in "$zg" "$fl" "$ng"; do
-    for field in RPS P50 P99 P999 CPU10K ERR ${rate:+LATE}; do
-      local -a values=()
-      for ((r = 1; r <= ROUNDS; r++)); do
-        local v="${name}_${r}_$field"
-        values+=("${!v}")
-      done
+}
+
+# summarize ZG FL NG: ${ZG}_<field> (and FL, NG) become the medians over the rounds (counts:
+# their sums); ${ZG}_VS_NG (and FL) the median of the rounds' ratios of requests/s to nginx's,
+# listed in ${ZG}_VS_NG_ROUNDS; ${ZG}_P99_ROUNDS zoneguard's p99 of each round, in ms.
+summarize() {
+  local name field r a b
+  for name in "$@"; do
+    for field in RPS P50 P99 P999 CPU10K ERR LATE; do
+      a="${name}_1_$field"
+      [[ -n "${!a:-}" ]] || continue # LATE: paced runs only
       case "$field" in
-        # Counts are summed over the rounds, every other figure is the rounds' median.
-        ERR | LATE) printf -v "${name}_$field" '%s' "$(printf '%s\n' "${values[@]}" | awk '{ n += $1 } END { print n }')" ;;
-        *) printf -v "${name}_$field" '%s' "$(median "${values[@]}")" ;;
+        ERR | LATE) printf -v "${name}_$field" '%s' "$(per_round "$name" "$field" | awk '{ n += $1 } END { print n }')" ;;
+        *) printf -v "${name}_$field" '%s' "$(median $(per_round "$name" "$field"))" ;;
       esac
     done
   done
-  for name in "$zg" "$fl"; do
+  for name in "$1" "$2"; do
     local -a ratios=()
     for ((r = 1; r <= ROUNDS; r++)); do
-      local a="${name}_${r}_RPS" b="${ng}_${r}_RPS"
+      a="${name}_${r}_RPS" b="${3}_${r}_RPS"
       ratios+=("$(ratio "${!a}" "${!b}" 3)")
     done
     printf -v "${name}_VS_NG" '%s' "$(median "${ratios[@]}")"
     printf -v "${name}_VS_NG_ROUNDS" '%s' "${ratios[*]}"
   done
-  local -a p99s=()
-  for ((r = 1; r <= ROUNDS; r++)); do
-    local p="${zg}_${r}_P99"
-    p99s+=("$(ms "${!p}")")
-  done
-  printf -v "${zg}_P99_ROUNDS" '%s' "${p99s[*]}"
+  printf -v "${1}_P99_ROUNDS" '%s' "$(per_round "$1" P99 ms | tr '\n' ' ' | sed 's/ $//')"
 }
 
-say "saturation: $ROUNDS rounds of wrk -t$WRK_THREADS -c$CONC, ${WARMUP}s warm-up + ${DURATION}s each (pinned: $PIN)"
+say "saturation: wrk -t$WRK_THREADS -c$CONC, ${WARMUP}s warm-up + ${DURATION}s each, rounds: $ROUNDS (pinned: $PIN)"
 mapfile -t NG_PIDS < <(nginx_pids)
 rounds "" ZG FL NG
+summarize ZG FL NG
 
 # Paced: a constant offered rate of half of zoneguard's maximum (the median of its rounds), sends
 # on an even schedule (whichever connection is free takes the next send slot), the same for the
 # three servers.
 TARGET="$(awk -v r="$ZG_RPS" 'BEGIN { printf "%.0f", r / 2 }')"
-say "paced at half of zoneguard's maximum: $TARGET requests/s on an even schedule, $ROUNDS rounds"
+say "paced at half of zoneguard's maximum: $TARGET requests/s on an even schedule, rounds: $ROUNDS"
 rounds "$TARGET" ZGP FLP NGP
+summarize ZGP FLP NGP
 
 ZG_HWM="$(status_kib VmHWM "$ZG_PID")"
 NG_HWM="$(status_kib VmHWM "${NG_PIDS[@]}")"
@@ -290,7 +299,7 @@ echo "rules: 50 domain filters, 20 delegated namespaces, 200 trust policies, 3 i
 echo "mix: Ingress 3 hosts /validate, LoadBalancer Service /mutate, ServiceAccount /validate, denied Ingress /validate"
 echo "TLS: zoneguard $ZG_TLS; nginx $NGINX_TLS; same ECDSA P-256 certificate; HTTP/1.1 keep-alive"
 echo "floor: zoneguard's TLS listener and hyper answering nginx's fixed response (bench/fixed_answer.rs)"
-echo "wrk -t$WRK_THREADS -c$CONC, ${DURATION}s measured after ${WARMUP}s warm-up; $ROUNDS rounds, the three servers interleaved; pinned (servers CPU 0, wrk CPU 1): $PIN"
+echo "wrk -t$WRK_THREADS -c$CONC, ${DURATION}s measured after ${WARMUP}s warm-up; rounds: $ROUNDS, the three servers interleaved; pinned (servers CPU 0, wrk CPU 1): $PIN"
 echo "start to ready with file rules: median ${READY_MEDIAN_MS} ms (µs, sorted: ${READY_SORTED% })"
 echo
 # label FIELD: the report row of a measured field.
@@ -340,9 +349,9 @@ echo
 verdict() { if awk "BEGIN { exit !($1) }"; then echo met; else echo "NOT met"; fi; }
 echo "targets (reported, not asserted):"
 # Three decimals: 0.799 must not print as a 0.80 that is "NOT met".
-echo "  throughput >= 0.8x nginx at c=$CONC: $(ratio "$ZG_VS_NG" 1 3)x (median of $ROUNDS rounds: $ZG_VS_NG_ROUNDS) — $(verdict "$ZG_VS_NG >= 0.8")"
+echo "  throughput >= 0.8x nginx at c=$CONC: $(ratio "$ZG_VS_NG" 1 3)x (median of the rounds: $ZG_VS_NG_ROUNDS) — $(verdict "$ZG_VS_NG >= 0.8")"
 echo "    the stack floor reaches $(ratio "$FL_VS_NG" 1)x nginx; zoneguard reaches $(ratio "$ZG_RPS" "$FL_RPS")x its stack's floor (medians; the rest is the admission work)"
-echo "  p99 < 2 ms at half the maximum rate: $(ms "$ZGP_P99") ms (median of $ROUNDS rounds: $ZGP_P99_ROUNDS) — $(verdict "$ZGP_P99 < 2000")"
+echo "  p99 < 2 ms at half the maximum rate: $(ms "$ZGP_P99") ms (median of the rounds: $ZGP_P99_ROUNDS) — $(verdict "$ZGP_P99 < 2000")"
 echo "    at the same rate the stack floor measured p99 $(ms "$FLP_P99") ms, nginx $(ms "$NGP_P99") ms"
 # The paced run's CPU use: the share of its one core the server was busy.
 busy() { awk -v r="$1" -v cpu="$2" 'BEGIN { printf "%.0f", r * cpu / 100 }'; }
