@@ -250,13 +250,17 @@ rounds() {
 # listed in ${ZG}_VS_NG_ROUNDS; ${ZG}_P99_ROUNDS zoneguard's p99 of each round, in ms.
 summarize() {
   local name field r a b
+  local -a values
   for name in "$@"; do
     for field in RPS P50 P99 P999 CPU10K ERR LATE; do
       a="${name}_1_$field"
       [[ -n "${!a:-}" ]] || continue # LATE: paced runs only
+      mapfile -t values < <(per_round "$name" "$field")
       case "$field" in
-        ERR | LATE) printf -v "${name}_$field" '%s' "$(per_round "$name" "$field" | awk '{ n += $1 } END { print n }')" ;;
-        *) printf -v "${name}_$field" '%s' "$(median $(per_round "$name" "$field"))" ;;
+        ERR | LATE) printf -v "${name}_$field" '%s' "$(printf '%s\n' "${values[@]}" | awk '{ n += $1 } END { print n }')" ;;
+        # (Of an even number of rounds, a median is a mean: printed as the figures themselves are.)
+        CPU10K) printf -v "${name}_$field" '%.3f' "$(median "${values[@]}")" ;;
+        *) printf -v "${name}_$field" '%.0f' "$(median "${values[@]}")" ;;
       esac
     done
   done
