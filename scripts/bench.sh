@@ -67,6 +67,16 @@ BUILD="${BENCH_BUILD:-pgo}"
 need wrk openssl curl awk taskset
 [[ -x "$NGINX" ]] || die "nginx is required (Debian: apt-get install nginx)"
 bench_init bench
+
+# Figures: µs as ms, KiB as MiB, ratios, medians.
+ms() { awk -v u="$1" 'BEGIN { printf "%.3f", u / 1000 }'; }
+mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
+ratio() { # A B [DECIMALS]: A/B
+  awk -v a="$1" -v b="$2" -v d="${3:-2}" 'BEGIN { if (b == 0) print "-"; else printf "%.*f", d, a / b }'
+}
+# median VALUES...: the median (of an even count, the mean of the middle two).
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
 if [[ -n "${ZONEGUARD_BIN:-}" ]]; then
   BUILD="ZONEGUARD_BIN"
 elif [[ "$BUILD" == pgo ]]; then
@@ -113,7 +123,7 @@ for i in 1 2 3 4 5; do
   bg_stop "$ZG_PID"
 done
 READY_SORTED="$(printf '%s\n' "${READY_US[@]}" | sort -n | tr '\n' ' ')"
-READY_MEDIAN_MS="$(printf '%s\n' "${READY_US[@]}" | sort -n | awk 'NR == 3 { printf "%.1f", $1 / 1000 }')"
+READY_MEDIAN_MS="$(awk -v us="$(median "${READY_US[@]}")" 'BEGIN { printf "%.1f", us / 1000 }')"
 
 # ------------------------------------------------------------------- servers ----
 start_zoneguard "$SERVER_LOG"
@@ -198,14 +208,6 @@ measure() {
   printf -v "${name}_CPU10K" '%s' "$R_CPU10K"
   [[ -z "$rate" ]] || printf -v "${name}_LATE" '%s' "$R_LATE"
 }
-
-ms() { awk -v u="$1" 'BEGIN { printf "%.3f", u / 1000 }'; }
-mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
-ratio() { # A B [DECIMALS]: A/B
-  awk -v a="$1" -v b="$2" -v d="${3:-2}" 'BEGIN { if (b == 0) print "-"; else printf "%.*f", d, a / b }'
-}
-# median VALUES...: the median (of an even count, the mean of the middle two).
-median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 # round_line ROUND FIELD ZG FL NG: what one round measured, requests/s (FIELD RPS) or p99 (P99).
 round_line() {
@@ -339,16 +341,12 @@ block() {
       *) row "$name" "$a" "$b" "$c" "$(ratio "$a" "$c")" "$(ratio "$b" "$c")" ;;
     esac
   done
-  local zr="${zg}_VS_NG_ROUNDS" zp="${zg}_P99_ROUNDS"
-  if [[ -z "${5:-}" ]]; then
-    echo "zoneguard/nginx requests/s by round: ${!zr}"
-  else
-    echo "zoneguard p99 ms by round: ${!zp}"
-  fi
 }
 block "saturation (c=$CONC), medians" ZG FL NG
+echo "zoneguard/nginx requests/s by round: $ZG_VS_NG_ROUNDS"
 echo
 block "paced ($TARGET/s), medians" ZGP FLP NGP " achieved"
+echo "zoneguard p99 ms by round: $ZGP_P99_ROUNDS"
 echo
 verdict() { if awk "BEGIN { exit !($1) }"; then echo met; else echo "NOT met"; fi; }
 echo "targets (reported, not asserted):"
