@@ -17,7 +17,7 @@ use zoneguard_core::admission::{self, Decision};
 use zoneguard_core::rules::RuleSet;
 
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: zoneguard::allocator::Allocator = zoneguard::allocator::Allocator;
 
 /// Lines of violations in a denial, as `zoneguard serve` defaults.
 const MAX_LINES: usize = 5;

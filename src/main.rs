@@ -11,7 +11,7 @@ use zoneguard::{certs, serve};
 /// mimalloc: an admission allocates many small, short-lived strings and maps; glibc's malloc
 /// was a fifth of the server's CPU under load (see docs/performance-log.md, 2026-12-02).
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: zoneguard::allocator::Allocator = zoneguard::allocator::Allocator;
 
 #[derive(Debug, Parser)]
 #[command(
