@@ -17,6 +17,7 @@ const BLOCK_ALIGN: usize = std::mem::size_of::<usize>();
 pub struct Allocator;
 
 /// Whether any block of mimalloc's has the alignment `layout` asks for.
+#[inline]
 fn any_block_fits(layout: Layout) -> bool {
     layout.align() <= BLOCK_ALIGN
 }
@@ -25,6 +26,7 @@ fn any_block_fits(layout: Layout) -> bool {
 // when every block they return has the alignment asked for (`any_block_fits`). Every block comes
 // from mimalloc's heap, so `mi_free` and `mi_realloc` accept any of them.
 unsafe impl GlobalAlloc for Allocator {
+    #[inline]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         if any_block_fits(layout) {
             mi::mi_malloc(layout.size()).cast()
@@ -33,6 +35,7 @@ unsafe impl GlobalAlloc for Allocator {
         }
     }
 
+    #[inline]
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         if any_block_fits(layout) {
             mi::mi_zalloc(layout.size()).cast()
@@ -41,10 +44,12 @@ unsafe impl GlobalAlloc for Allocator {
         }
     }
 
+    #[inline]
     unsafe fn dealloc(&self, ptr: *mut u8, _layout: Layout) {
         mi::mi_free(ptr.cast::<c_void>());
     }
 
+    #[inline]
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         if any_block_fits(layout) {
             mi::mi_realloc(ptr.cast::<c_void>(), new_size).cast()
@@ -76,6 +81,20 @@ mod tests {
         Layout::from_size_align(size, align).expect("a valid layout")
     }
 
+    /// Asserts that `p` is a block aligned to `align`; `what` names it in the failure.
+    fn assert_aligned(p: *mut u8, align: usize, what: &str) {
+        assert!(!p.is_null(), "{what}: no block");
+        assert_eq!(p as usize % align, 0, "{what}: not aligned to {align}");
+    }
+
+    /// Whether the `size` bytes at `p` are all `byte`.
+    ///
+    /// # Safety
+    /// `p` must be readable for `size` bytes.
+    unsafe fn all_bytes_are(p: *const u8, size: usize, byte: u8) -> bool {
+        (0..size).all(|i| *p.add(i) == byte)
+    }
+
     #[test]
     fn every_block_has_the_alignment_asked_for_and_keeps_its_bytes_through_realloc() {
         for (size, align) in LAYOUTS {
@@ -84,20 +103,11 @@ mod tests {
             // reallocated with the layout it was allocated with, and freed once.
             unsafe {
                 let p = Allocator.alloc(l);
-                assert!(!p.is_null(), "{size} bytes aligned to {align}");
-                assert_eq!(p as usize % align, 0, "{size} bytes aligned to {align}");
+                assert_aligned(p, align, &format!("{size} bytes"));
                 p.write_bytes(0xa5, size);
                 let grown = Allocator.realloc(p, l, size * 3);
-                assert!(!grown.is_null());
-                assert_eq!(
-                    grown as usize % align,
-                    0,
-                    "{size} bytes grown, aligned to {align}"
-                );
-                assert!(
-                    (0..size).all(|i| *grown.add(i) == 0xa5),
-                    "{size} bytes kept"
-                );
+                assert_aligned(grown, align, &format!("{size} bytes grown"));
+                assert!(all_bytes_are(grown, size, 0xa5), "{size} bytes kept");
                 Allocator.dealloc(grown, layout(size * 3, align));
             }
         }
@@ -110,9 +120,8 @@ mod tests {
             // SAFETY: as above; the block is read within its size and freed once.
             unsafe {
                 let p = Allocator.alloc_zeroed(l);
-                assert!(!p.is_null());
-                assert_eq!(p as usize % align, 0, "{size} bytes aligned to {align}");
-                assert!((0..size).all(|i| *p.add(i) == 0), "{size} bytes zeroed");
+                assert_aligned(p, align, &format!("{size} zeroed bytes"));
+                assert!(all_bytes_are(p, size, 0), "{size} bytes zeroed");
                 Allocator.dealloc(p, l);
             }
         }
