@@ -31,7 +31,7 @@ use std::process::ExitCode;
 /// Entry point of `zoneguard serve`: exit 0 after a clean shutdown, 1 when the server failed,
 /// 2 for unusable flags or files.
 pub fn run(args: Args) -> ExitCode {
-    logging::init(args.log_format, &args.log_level);
+    let _logs = logging::init(args.log_format, &args.log_level);
     let mut builder = tokio::runtime::Builder::new_multi_thread();
     match worker_threads_from_env() {
         Ok(Some(n)) => _ = builder.worker_threads(n),

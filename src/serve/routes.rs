@@ -243,7 +243,7 @@ impl Webhook {
         macro_rules! admission_event {
             ($level:expr) => {
                 tracing::event!(
-                    target: "zoneguard::admission",
+                    target: super::logging::ADMISSION_TARGET,
                     $level,
                     endpoint,
                     uid = review.uid.as_str(),
