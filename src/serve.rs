@@ -31,7 +31,7 @@ use std::process::ExitCode;
 /// Entry point of `zoneguard serve`: exit 0 after a clean shutdown, 1 when the server failed,
 /// 2 for unusable flags or files.
 pub fn run(args: Args) -> ExitCode {
-    let _logs = logging::init(args.log_format, &args.log_level);
+    let logs = logging::init(args.log_format, &args.log_level);
     let mut builder = tokio::runtime::Builder::new_multi_thread();
     match worker_threads_from_env() {
         Ok(Some(n)) => _ = builder.worker_threads(n),
@@ -48,6 +48,7 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::from(1);
         }
     };
+    runtime.spawn(logs.every(logging::FLUSH_EVERY));
     let code = runtime.block_on(serve_until_signal(args));
     runtime.shutdown_timeout(std::time::Duration::from_millis(200));
     code

@@ -5,14 +5,14 @@ mod batch;
 mod json_line;
 
 use super::args::LogFormat;
-pub use batch::ADMISSION_TARGET;
 use batch::{Batched, Flush};
+pub use batch::{ADMISSION_TARGET, FLUSH_EVERY};
 use json_line::JsonLine;
 use std::io::{IsTerminal as _, Stderr};
 use tracing_subscriber::EnvFilter;
 
-/// Sets up logging; the returned guard writes the lines still waiting when it drops, so
-/// `zoneguard serve` holds it until it exits.
+/// Sets up logging. The returned guard writes the lines still waiting when it drops, so
+/// `zoneguard serve` holds it until it exits, and runs its [`Flush::every`] task on its runtime.
 pub fn init(format: LogFormat, level: &str) -> Flush<Stderr> {
     let filter = EnvFilter::try_new(level).unwrap_or_else(|_| EnvFilter::new("info"));
     let json = match format {
@@ -20,7 +20,7 @@ pub fn init(format: LogFormat, level: &str) -> Flush<Stderr> {
         LogFormat::Text => false,
         LogFormat::Auto => !std::io::stderr().is_terminal(),
     };
-    let sink = Batched::new(std::io::stderr(), batch::FLUSH_EVERY);
+    let sink = Batched::new(std::io::stderr());
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(sink.clone());

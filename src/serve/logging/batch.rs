@@ -2,14 +2,15 @@
 //! written at once.
 //!
 //! Under load the webhook logs a line for every request with a violation. Written one by one,
-//! each of those lines was a `write(2)` of its own, and those writes took ~6 % of the requests a
-//! second at saturation (the performance log's fourteenth round). An admission line (target
+//! each of those lines was a `write(2)` of its own: with the log going to a file, the lines cost
+//! ~6 % of the requests a second at saturation, and writing them in batches won back ~4 % (the
+//! performance log's fourteenth round). An admission line (target
 //! [`ADMISSION_TARGET`], level INFO or below) is appended to a buffer instead, which is written
 //! out:
 //! - when it holds [`BATCH_BYTES`];
 //! - before any other line, so lines keep their order (start-up, reloads, warnings and errors
 //!   are written at once);
-//! - every [`FLUSH_EVERY`], by a thread that does nothing else;
+//! - every [`FLUSH_EVERY`], by a task on the server's runtime ([`Flush::every`]);
 //! - when the [`Flush`] guard drops, as `zoneguard serve` exits.
 //!
 //! An admission line therefore reaches stderr at most [`FLUSH_EVERY`] after it was logged. Only a
@@ -17,8 +18,9 @@
 //! of that last interval; klog, the Kubernetes components' logger, buffers its lines for up to
 //! 5 s the same way.
 
+use std::future::Future;
 use std::io::{self, Write};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 use tracing::{Level, Metadata};
 use tracing_subscriber::fmt::MakeWriter;
@@ -67,28 +69,17 @@ impl<W: Write> Pending<W> {
     }
 }
 
-impl<W: Write + Send + 'static> Batched<W> {
-    /// Batches the admission lines written to `out`, and starts the thread that writes them out
-    /// every `every` (it ends once every clone of the returned value is dropped).
-    pub fn new(out: W, every: Duration) -> Self {
-        let shared = Arc::new(Mutex::new(Pending {
-            lines: Vec::with_capacity(BATCH_BYTES + 1024),
-            out,
-        }));
-        let weak = Arc::downgrade(&shared);
-        let started = std::thread::Builder::new()
-            .name("log-flush".into())
-            .spawn(move || flush_every(&weak, every));
-        if let Err(e) = started {
-            // Without the thread, lines still go out with each batch, each other line and at
-            // exit.
-            eprintln!("zoneguard: cannot start the log flushing thread: {e}");
-        }
-        Self { shared }
-    }
-}
-
 impl<W: Write> Batched<W> {
+    /// Batches the admission lines written to `out`.
+    pub fn new(out: W) -> Self {
+        Self {
+            shared: Arc::new(Mutex::new(Pending {
+                lines: Vec::with_capacity(BATCH_BYTES + 1024),
+                out,
+            })),
+        }
+    }
+
     fn lock(&self) -> MutexGuard<'_, Pending<W>> {
         self.shared.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -104,21 +95,26 @@ impl<W: Write> Batched<W> {
     }
 }
 
-fn flush_every<W: Write>(pending: &Weak<Mutex<Pending<W>>>, every: Duration) {
-    loop {
-        std::thread::sleep(every);
-        let Some(shared) = pending.upgrade() else {
-            return;
-        };
-        let mut pending = shared.lock().unwrap_or_else(PoisonError::into_inner);
-        // Nothing to tell the error to but the stream that failed.
-        let _ = pending.write_out();
-    }
-}
-
 /// Writes the buffered lines when dropped (held by `zoneguard serve` until it exits).
 #[must_use = "the buffered lines are written when the guard drops"]
 pub struct Flush<W: Write>(Batched<W>);
+
+impl<W: Write + Send + 'static> Flush<W> {
+    /// Writes the buffered lines every `every`, for as long as the runtime runs it: a timer on
+    /// the server's runtime, not a thread of its own.
+    pub fn every(&self, every: Duration) -> impl Future<Output = ()> + Send + use<W> {
+        let batched = self.0.clone();
+        async move {
+            let mut ticks = tokio::time::interval(every);
+            ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                ticks.tick().await;
+                // Nothing to tell the error to but the stream that failed.
+                let _ = batched.flush();
+            }
+        }
+    }
+}
 
 impl<W: Write> Drop for Flush<W> {
     fn drop(&mut self) {
@@ -224,10 +220,10 @@ mod tests {
         }
     }
 
-    /// A batched sink over a recorded stream whose thread never wakes during a test.
+    /// A batched sink over a recorded stream.
     fn sink() -> (Batched<Recorded>, Recorded) {
         let out = Recorded::default();
-        (Batched::new(out.clone(), Duration::from_secs(3600)), out)
+        (Batched::new(out.clone()), out)
     }
 
     fn write_line(sink: &Batched<Recorded>, batch: bool, text: &str) {
@@ -279,21 +275,23 @@ mod tests {
         assert_eq!(out.text(), "last\n");
     }
 
-    #[test]
-    fn the_thread_writes_waiting_lines_within_its_interval() {
-        let out = Recorded::default();
-        let sink = Batched::new(out.clone(), Duration::from_millis(10));
+    #[tokio::test]
+    async fn the_periodic_task_writes_waiting_lines_within_its_interval() {
+        let (sink, out) = sink();
+        let guard = sink.flush_on_drop();
+        let task = tokio::spawn(guard.every(Duration::from_millis(10)));
         write_line(&sink, true, "denied\n");
         let deadline = Instant::now() + Duration::from_secs(10);
         while out.text().is_empty() && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(5));
+            tokio::time::sleep(Duration::from_millis(5)).await;
         }
         assert_eq!(out.text(), "denied\n");
+        task.abort();
     }
 
     #[test]
     fn lines_a_stream_refuses_are_dropped_not_kept_without_end() {
-        let sink = Batched::new(Broken, Duration::from_secs(3600));
+        let sink = Batched::new(Broken);
         let mut line = Line {
             batched: &sink,
             batch: true,
