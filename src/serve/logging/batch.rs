@@ -142,9 +142,12 @@ impl<W: Write> Write for Line<'_, W> {
                 pending.write_out()?;
             }
         } else {
-            pending.write_out()?;
+            // The waiting lines first, so the order holds; this line is written even when they
+            // could not be.
+            let waiting = pending.write_out();
             pending.out.write_all(bytes)?;
             pending.out.flush()?;
+            waiting?;
         }
         Ok(bytes.len())
     }
@@ -273,6 +276,43 @@ mod tests {
         assert_eq!(out.text(), "");
         drop(guard);
         assert_eq!(out.text(), "last\n");
+    }
+
+    /// A stream that refuses its first write and keeps the rest.
+    struct FailsOnce(Recorded, bool);
+
+    impl Write for FailsOnce {
+        fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+            if std::mem::replace(&mut self.1, false) {
+                return Err(io::Error::other("full"));
+            }
+            self.0.write(bytes)
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_line_is_written_even_when_the_waiting_ones_could_not_be() {
+        let out = Recorded::default();
+        let sink = Batched::new(FailsOnce(out.clone(), true));
+        Line {
+            batched: &sink,
+            batch: true,
+        }
+        .write_all(b"denied\n")
+        .unwrap();
+        let mut error = Line {
+            batched: &sink,
+            batch: false,
+        };
+        assert!(
+            error.write_all(b"reload failed\n").is_err(),
+            "the lost batch is reported"
+        );
+        assert_eq!(out.text(), "reload failed\n");
     }
 
     #[tokio::test]
