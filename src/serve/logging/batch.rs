@@ -3,8 +3,9 @@
 //!
 //! Under load the webhook logs a line for every request with a violation. Written one by one,
 //! each of those lines was a `write(2)` of its own: with the log going to a file, the lines cost
-//! ~6 % of the requests a second at saturation, and writing them in batches won back ~4 % (the
-//! performance log's fourteenth round). An admission line (target
+//! ~6 % of the requests a second at saturation, and writing them in batches won back ~4 % in the
+//! release build, 0.4–1.6 % in the profile-guided one (the performance log's fourteenth round).
+//! An admission line (target
 //! [`ADMISSION_TARGET`], level INFO or below) is appended to a buffer instead, which is written
 //! out:
 //! - when it holds [`BATCH_BYTES`];
