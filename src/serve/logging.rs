@@ -5,8 +5,8 @@ mod batch;
 mod json_line;
 
 use super::args::LogFormat;
-use batch::{Batched, Flush};
-pub use batch::{ADMISSION_TARGET, FLUSH_EVERY};
+use batch::Batched;
+pub use batch::{Flush, ADMISSION_TARGET, FLUSH_EVERY};
 use json_line::JsonLine;
 use std::io::{IsTerminal as _, Stderr};
 use tracing_subscriber::EnvFilter;
