@@ -9,6 +9,7 @@
 pub mod args;
 pub mod error;
 mod guard;
+mod json_text;
 pub mod listener;
 pub mod logging;
 pub mod metrics;

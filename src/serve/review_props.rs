@@ -1,11 +1,13 @@
 //! Property tests of the AdmissionReview decoder: whatever the body, `review::parse` answers
 //! with a review or an error, never a panic; and a body it accepts goes through the core and
-//! back into an AdmissionReview answer that echoes its `uid`.
+//! back into an AdmissionReview answer that echoes its `uid`, written by `to_json` as
+//! serde_json writes it.
 
 use super::review::{self, ReviewError};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 use zoneguard_core::admission;
+use zoneguard_core::mutation::AddOp;
 use zoneguard_core::rules::RuleSet;
 
 const RULES: &str = r#"
@@ -36,6 +38,8 @@ fn round_trip(rules: &RuleSet, review: &review::Review) -> Result<(), TestCaseEr
     ] {
         let answer = review::respond(review, &decision, 5);
         let text = serde_json::to_string(&answer).expect("an answer always serializes");
+        // The hand-written encoder writes the same bytes as serde_json.
+        prop_assert_eq!(answer.to_json(), text.as_bytes());
         let back: Value = serde_json::from_str(&text).expect("and parses back");
         prop_assert_eq!(back["response"]["uid"].as_str(), Some(review.uid.as_str()));
         prop_assert_eq!(back["apiVersion"].as_str(), Some(review::API_VERSION));
@@ -200,6 +204,14 @@ fn ingress_with_random_object() -> impl Strategy<Value = Value> {
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn any_patch_is_written_as_serde_json_writes_it(
+        ops in proptest::collection::vec(("(?s)[\\x00-\\x7f~/é]{0,30}", any_json()), 1..4)
+    ) {
+        let patch: Vec<AddOp> = ops.into_iter().map(|(path, value)| AddOp { path, value }).collect();
+        prop_assert_eq!(review::patch_json(&patch).0, serde_json::to_vec(&patch).unwrap());
+    }
 
     #[test]
     fn arbitrary_bytes_give_a_review_or_an_error(bytes in prop::collection::vec(any::<u8>(), 0..2048)) {

@@ -194,12 +194,7 @@ impl Webhook {
             tracing::error!(uid = %review.uid, kind = %review.kind.kind, "the rules engine failed on this request");
             ApiError::Internal
         })?;
-        let answer = review::respond(&review, &decision, self.limits.max_message_lines)
-            .to_json()
-            .map_err(|e| {
-                tracing::error!(uid = %review.uid, error = %e, "the answer could not be encoded");
-                ApiError::Internal
-            })?;
+        let answer = review::respond(&review, &decision, self.limits.max_message_lines).to_json();
         self.record(
             endpoint,
             &review,

@@ -74,22 +74,29 @@ impl Decision {
     /// `Ingress team-a/web: <violation>` one line per violation, at most `max_lines`, then
     /// `and N more`.
     pub fn summary(&self, kind: &str, namespace: &str, name: &str, max_lines: usize) -> String {
-        let object = if namespace.is_empty() {
-            format!("{kind} {name}")
-        } else {
-            format!("{kind} {namespace}/{name}")
-        };
-        let mut lines: Vec<String> = self
-            .violations
-            .iter()
-            .take(max_lines.max(1))
-            .map(|v| format!("{object}: {}", v.message))
-            .collect();
-        let rest = self.violations.len().saturating_sub(max_lines.max(1));
-        if rest > 0 {
-            lines.push(format!("and {rest} more"));
+        let shown = &self.violations[..self.violations.len().min(max_lines.max(1))];
+        let object_len = kind.len() + namespace.len() + name.len() + 4;
+        let size: usize = shown.iter().map(|v| object_len + v.message.len()).sum();
+        let mut text = String::with_capacity(size + 16);
+        for (i, violation) in shown.iter().enumerate() {
+            if i > 0 {
+                text.push('\n');
+            }
+            text.push_str(kind);
+            text.push(' ');
+            if !namespace.is_empty() {
+                text.push_str(namespace);
+                text.push('/');
+            }
+            text.push_str(name);
+            text.push_str(": ");
+            text.push_str(&violation.message);
         }
-        lines.join("\n")
+        let rest = self.violations.len() - shown.len();
+        if rest > 0 {
+            text.push_str(&format!("\nand {rest} more"));
+        }
+        text
     }
 
     /// Applies the enforcement mode to the violations found.

@@ -118,7 +118,16 @@ fn many_violations_are_bounded_with_a_count_of_the_rest() {
     let d = validate_ingress(RULES, "default", &ingress(&hosts, json!({})));
     let text = d.summary("Ingress", "default", "web", 3);
     assert_eq!(text.lines().count(), 4);
-    assert!(text.ends_with("and 5 more"), "{text}");
+    assert!(text.ends_with("\nand 5 more"), "{text}");
+    let first = "Ingress default/web: spec.rules[0].host \"h0.other.org\"";
+    assert!(text.starts_with(first), "{text}");
+    // At least one line, whatever the limit; a cluster-scoped object is named without a slash.
+    let text = d.summary("DNSEndpoint", "", "web", 0);
+    assert!(
+        text.starts_with("DNSEndpoint web: spec.rules[0].host"),
+        "{text}"
+    );
+    assert!(text.ends_with("\nand 7 more"), "{text}");
 }
 
 #[test]
