@@ -51,7 +51,7 @@ calls_of() {
 # inclusive FUNCTION PROFILE: inclusive instructions of FUNCTION. (awk reads to the end: an early
 # exit would stop callgrind_annotate with SIGPIPE.)
 inclusive() {
-  callgrind_annotate --inclusive=yes "$2" 2>/dev/null |
+  callgrind_annotate --inclusive=yes --threshold=100 "$2" 2>/dev/null |
     awk -v f="$1" '!found && index($0, f " [") { n = $1; gsub(",", "", n); print n; found = 1 }'
 }
 
@@ -150,6 +150,8 @@ admission handler|zoneguard::serve::routes::Webhook::admit::{{closure}}
   decode the AdmissionReview|zoneguard::serve::review::parse
   validate|zoneguard_core::admission::validate_full
   mutate|zoneguard_core::admission::mutate
+  the answer: message or patch|zoneguard::serve::review::respond
+  the answer: its JSON|zoneguard::serve::review::ReviewResponse::to_json
   metrics and log line|zoneguard::serve::routes::Webhook::record
 EOF
   printf '%-44s %14s\n' "stack floor: all the work (fixed answer)" "$floor_task"
