@@ -1,6 +1,7 @@
-//! JSON strings written straight into a byte buffer, for the answer's hand-written encoder
-//! (`review::ReviewResponse::to_json`): the same bytes serde_json writes for them, without its
-//! `io::Write` and formatter machinery per string.
+//! JSON text written straight into a byte buffer (strings, base64 strings, arrays of strings,
+//! `serde_json::Value`s), for the answer's hand-written encoder (`review::ReviewResponse::to_json`):
+//! the same bytes serde_json writes for them, without its `io::Write` and formatter machinery per
+//! string.
 
 use base64::Engine as _;
 use serde_json::Value;
