@@ -1,17 +1,18 @@
 //! AdmissionReview (`admission.k8s.io/v1`) in and out: the only place that knows the wire format.
 //!
 //! Parsing turns a request body into a [`Review`]; [`Review::core_request`] hands the core a
-//! borrowed [`Request`]; [`respond`] turns the core's [`Decision`] back into an AdmissionReview.
+//! borrowed [`Request`]; [`respond`] turns the core's [`Decision`] back into an AdmissionReview,
+//! which [`ReviewResponse::to_json`] writes out byte for byte as serde_json would.
 
 use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
 use std::borrow::Cow;
-
-use super::json_text;
 use zoneguard_core::admission::{Decision, Operation, Request};
 use zoneguard_core::mutation::AddOp;
+
+use super::json_text;
 
 pub const API_VERSION: &str = "admission.k8s.io/v1";
 pub const KIND: &str = "AdmissionReview";
