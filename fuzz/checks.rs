@@ -10,6 +10,7 @@ use zoneguard_core::arn::RoleArn;
 use zoneguard_core::filter::{normalize_name, DomainFilter, FilterSpec};
 use zoneguard_core::hostname;
 use zoneguard_core::rules::{RuleSet, RuleSource, TxtRegistry};
+use zoneguard_core::tree::Node;
 use zoneguard_core::trust::{evaluate_web_identity, TrustPolicy, WebIdentity};
 
 /// The rules review_decode decides with: every kind of check switched on.
@@ -73,6 +74,7 @@ pub fn rules_parse(data: &[u8]) {
         ("", "ServiceAccount", &sa),
         ("", "Service", &service),
     ] {
+        let object = Node::from(object);
         let request = Request {
             operation: Operation::Create,
             group,
@@ -80,7 +82,7 @@ pub fn rules_parse(data: &[u8]) {
             kind,
             namespace: "team-a",
             name: "web",
-            object: Some(object),
+            object: Some(&object),
             old_object: None,
             sub_resource: None,
         };

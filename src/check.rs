@@ -13,6 +13,7 @@ use zoneguard_core::irsa::Facts;
 use zoneguard_core::mutation;
 use zoneguard_core::rules::{RuleSet, RuleSource};
 use zoneguard_core::source::Kind;
+use zoneguard_core::tree::Node;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -120,7 +121,7 @@ fn check_objects(
         let checked = Kind::of(&meta.group, &meta.kind).is_some()
             || (meta.group.is_empty()
                 && meta.kind == "ConfigMap"
-                && admission::is_rules_configmap(&object.value));
+                && admission::is_rules_configmap(&Node::from(&object.value)));
         if !checked {
             outcome.skipped.push(Skipped {
                 file: object.file.clone(),
@@ -199,6 +200,7 @@ fn admit(
     object: &Value,
     live: Option<&live::LiveIam>,
 ) -> admission::Decision {
+    let tree = Node::from(object);
     let mut req = Request {
         operation: Operation::Create,
         group: &meta.group,
@@ -206,12 +208,13 @@ fn admit(
         kind: &meta.kind,
         namespace: &meta.namespace,
         name: &meta.name,
-        object: Some(object),
+        object: Some(&tree),
         old_object: None,
         sub_resource: None,
     };
     let mutated = admission::mutate(rules, &req);
     let patched = mutation::apply(object, &mutated.patch).unwrap_or_else(|_| object.clone());
+    let patched = Node::from(&patched);
     req.object = Some(&patched);
     let facts = live.map_or_else(Facts::none, |l| {
         let kind = (meta.group.as_str(), meta.kind.as_str());

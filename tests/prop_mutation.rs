@@ -15,6 +15,7 @@ use std::collections::BTreeMap;
 use zoneguard_core::admission::{self, Operation, Request};
 use zoneguard_core::mutation::AddOp;
 use zoneguard_core::rules::{InjectRule, RuleSet};
+use zoneguard_core::tree::Node;
 
 /// Annotation keys: a few shared ones (so rules and objects collide), and keys with `/` and `~`
 /// to exercise JSON Pointer escaping.
@@ -154,6 +155,7 @@ impl Object {
 }
 
 fn mutate(rules: &RuleSet, o: &Object, object: &Value) -> admission::Decision {
+    let object = Node::from(object);
     let request = Request {
         operation: Operation::Create,
         group: o.group(),
@@ -161,7 +163,7 @@ fn mutate(rules: &RuleSet, o: &Object, object: &Value) -> admission::Decision {
         kind: o.kind,
         namespace: o.namespace,
         name: o.name.as_deref().unwrap_or(""),
-        object: Some(object),
+        object: Some(&object),
         old_object: None,
         sub_resource: None,
     };

@@ -10,6 +10,7 @@ use serde_json::Value;
 use zoneguard::serve::review::{self, Review};
 use zoneguard_core::admission::{self, Decision};
 use zoneguard_core::rules::RuleSet;
+use zoneguard_core::tree::Node;
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -82,7 +83,10 @@ fn both(body: &[u8]) -> (Review<'_>, Review<'_>) {
     let read = review::parse(body).expect("a valid AdmissionReview");
     let mut whole = review::parse(body).expect("a valid AdmissionReview");
     let value: Value = serde_json::from_slice(body).expect("JSON");
-    let object = |key: &str| value["request"].get(key).filter(|v| !v.is_null()).cloned();
+    let object = |key: &str| {
+        let value = value["request"].get(key).filter(|v| !v.is_null());
+        value.map(|v| Node::from(v).into_owned())
+    };
     whole.object = object("object");
     whole.old_object = object("oldObject");
     (read, whole)

@@ -2,10 +2,10 @@
 //! chain), through the same resolver the webhook uses.
 
 use anyhow::{Context, Result};
-use serde_json::Value;
 use zoneguard::iam::{AwsArgs, Resolver};
 use zoneguard_core::irsa::Facts;
 use zoneguard_core::rules::RuleSet;
+use zoneguard_core::tree::Node;
 
 pub struct LiveIam {
     runtime: tokio::runtime::Runtime,
@@ -28,7 +28,7 @@ impl LiveIam {
         rules: &RuleSet,
         kind: (&str, &str),
         at: (&str, &str),
-        object: &Value,
+        object: &Node<'_>,
     ) -> Facts {
         let (group, kind) = kind;
         if !group.is_empty() || kind != "ServiceAccount" {

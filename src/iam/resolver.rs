@@ -6,7 +6,6 @@ use super::client::{Clients, Options};
 use super::fetch::{self, Failure};
 use super::metrics::IamMetrics;
 use anyhow::Result;
-use serde_json::Value;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
@@ -15,6 +14,7 @@ use zoneguard_core::annotation;
 use zoneguard_core::arn::RoleArn;
 use zoneguard_core::irsa::{self, Facts, IamRole, Lookup, NamedPolicy, OidcProvider};
 use zoneguard_core::rules::{IrsaSource, RuleSet};
+use zoneguard_core::tree::Node;
 use zoneguard_core::trust::WebIdentity;
 
 /// Default bound of all lookups for one admission request (inside the webhook's 5 s).
@@ -106,7 +106,7 @@ impl Resolver {
         rules: &RuleSet,
         namespace: &str,
         name: &str,
-        object: &Value,
+        object: &Node<'_>,
     ) -> Facts {
         let mut facts = Facts {
             resolved: true,
@@ -355,7 +355,8 @@ mod tests {
         };
         let resolver = Resolver::new(&options).await.expect("resolver");
         let rules = RuleSet::parse("r", "").expect("rules");
-        let object = serde_json::json!({"kind": "ConfigMap"});
+        let value = serde_json::json!({"kind": "ConfigMap"});
+        let object = Node::from(&value);
         let req = Request {
             operation: Operation::Create,
             group: "",

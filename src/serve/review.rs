@@ -7,10 +7,10 @@
 use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
-use serde_json::Value;
 use std::borrow::Cow;
 use zoneguard_core::admission::{Decision, Operation, Request};
 use zoneguard_core::mutation::AddOp;
+use zoneguard_core::tree::Node;
 
 use super::json_text;
 
@@ -116,9 +116,9 @@ pub struct Review<'a> {
     pub operation: Text<'a>,
     /// Without `status` and `metadata.managedFields` (see `object.rs`).
     #[serde(default, deserialize_with = "super::object::deserialize")]
-    pub object: Option<Value>,
+    pub object: Option<Node<'a>>,
     #[serde(default, deserialize_with = "super::object::deserialize")]
-    pub old_object: Option<Value>,
+    pub old_object: Option<Node<'a>>,
     #[serde(default)]
     pub dry_run: Option<bool>,
 }
@@ -209,7 +209,7 @@ impl Review<'_> {
             return name;
         }
         let meta = self.object.as_ref().and_then(|o| o.get("metadata"));
-        let field = |key: &str| meta.and_then(|m| m.get(key)).and_then(Value::as_str);
+        let field = |key: &str| meta.and_then(|m| m.get(key)).and_then(Node::as_str);
         field("name")
             .filter(|n| !n.is_empty())
             .or_else(|| field("generateName"))

@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use zoneguard::iam::{Options, Resolver};
 use zoneguard_core::admission::{self, Decision, Operation, Request};
 use zoneguard_core::rules::RuleSet;
+use zoneguard_core::tree::Node;
 
 /// moto's default account: zoneguard's own account in these tests.
 pub const OWN: &str = "123456789012";
@@ -341,6 +342,7 @@ pub async fn admit(
     object: &Value,
 ) -> Decision {
     let name = object["metadata"]["name"].as_str().unwrap_or_default();
+    let object = Node::from(object);
     let req = Request {
         operation: Operation::Create,
         group: "",
@@ -348,7 +350,7 @@ pub async fn admit(
         kind: "ServiceAccount",
         namespace,
         name,
-        object: Some(object),
+        object: Some(&object),
         old_object: None,
         sub_resource: None,
     };

@@ -22,6 +22,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use zoneguard_core::admission::{self, Operation, Request};
 use zoneguard_core::rules::RuleSet;
+use zoneguard_core::tree::Node;
 
 struct Counting;
 
@@ -90,6 +91,7 @@ fn validate_cost(rules: &RuleSet, group: &str, kind: &str, ns: &str, object: &Va
         .pointer("/metadata/name")
         .and_then(Value::as_str)
         .unwrap_or("");
+    let object = Node::from(object);
     let request = Request {
         operation: Operation::Create,
         group,
@@ -97,7 +99,7 @@ fn validate_cost(rules: &RuleSet, group: &str, kind: &str, ns: &str, object: &Va
         kind,
         namespace: ns,
         name,
-        object: Some(object),
+        object: Some(&object),
         old_object: None,
         sub_resource: None,
     };

@@ -12,6 +12,7 @@ use serde_json::json;
 use zoneguard_core::arn::RoleArn;
 use zoneguard_core::irsa;
 use zoneguard_core::rules::RuleSet;
+use zoneguard_core::tree::Node;
 use zoneguard_core::trust::{evaluate_web_identity, TrustPolicy, TrustVerdict, WebIdentity};
 
 const ISSUER: &str = "oidc.eks.eu-west-1.amazonaws.com/id/B3NCHB3NCHB3NCHB3NCHB3NCHB3NCH01";
@@ -143,6 +144,7 @@ fn service_account_check(c: &mut Criterion) {
                 "annotations": {"eks.amazonaws.com/role-arn": format!("arn:aws:iam::{ACCOUNT}:role/app-{k}")}
             }
         });
+        let sa = Node::from(&sa);
         let (namespace, name) = (format!("ns-{k}"), format!("app-{k}"));
         let findings = irsa::check(&rules, &namespace, &name, &sa);
         assert!(findings.violations.is_empty(), "{:?}", findings.violations);

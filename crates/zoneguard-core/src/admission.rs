@@ -7,8 +7,8 @@ use crate::irsa;
 use crate::mutation;
 use crate::rules::{Enforcement, RuleSet, RuleSource};
 use crate::source::{self, Kind};
+use crate::tree::Node;
 use crate::verdict::Violation;
-use serde_json::Value;
 
 pub use hosts::describe as describe_filter;
 pub use rules_configmap::{is_rules_configmap, RULES_KEY, RULES_LABEL};
@@ -42,8 +42,8 @@ pub struct Request<'a> {
     pub kind: &'a str,
     pub namespace: &'a str,
     pub name: &'a str,
-    pub object: Option<&'a Value>,
-    pub old_object: Option<&'a Value>,
+    pub object: Option<&'a Node<'a>>,
+    pub old_object: Option<&'a Node<'a>>,
     pub sub_resource: Option<&'a str>,
 }
 
@@ -177,7 +177,7 @@ fn findings(
     kind: Kind,
     namespace: &str,
     name: &str,
-    object: &Value,
+    object: &Node<'_>,
     facts: &irsa::Facts,
 ) -> Decision {
     let mut d = Decision {
@@ -241,7 +241,7 @@ pub fn mutate(rules: &RuleSet, req: &Request<'_>) -> Decision {
     let name = req
         .name
         .is_empty()
-        .then(|| crate::path::at(object, &["metadata", "name"]).and_then(Value::as_str))
+        .then(|| crate::path::at(object, &["metadata", "name"]).and_then(Node::as_str))
         .flatten()
         .unwrap_or(req.name);
     let injections = mutation::plan(rules, req.kind, req.namespace, name, object);

@@ -1,7 +1,7 @@
 //! external-dns annotations: prefixes, hostname lists, TTLs and hostname-source values.
 
 use crate::rules::RuleSet;
-use serde_json::{Map, Value};
+use crate::tree::{Node, Object};
 
 /// The prefixes external-dns reads by default: ≥ v0.22.0, and older versions / Helm values.
 pub const STANDARD_PREFIXES: [&str; 2] = [
@@ -19,17 +19,17 @@ pub fn prefixes(rules: &RuleSet) -> impl Iterator<Item = &str> {
 }
 
 /// `metadata.annotations`, when it is a mapping.
-pub fn map(object: &Value) -> Option<&Map<String, Value>> {
+pub fn map<'n, 'a>(object: &'n Node<'a>) -> Option<&'n Object<'a>> {
     crate::path::at(object, &["metadata", "annotations"])?.as_object()
 }
 
 /// `metadata.annotations[key]` as a string.
-pub fn get<'a>(object: &'a Value, key: &str) -> Option<&'a str> {
+pub fn get<'n>(object: &'n Node<'_>, key: &str) -> Option<&'n str> {
     map(object)?.get(key)?.as_str()
 }
 
 /// `metadata.annotations["<prefix><name>"]` as a string, found without building the key.
-pub fn get_prefixed<'a>(object: &'a Value, prefix: &str, name: &str) -> Option<&'a str> {
+pub fn get_prefixed<'n>(object: &'n Node<'_>, prefix: &str, name: &str) -> Option<&'n str> {
     let (_, value) = map(object)?
         .iter()
         .find(|(key, _)| key.strip_prefix(prefix) == Some(name))?;
@@ -208,6 +208,7 @@ mod tests {
             "external-dns.alpha.kubernetes.io/hostnames": "b.example.com",
             "external-dns.alpha.kubernetes.io/ttl": 60,
         }}});
+        let object = Node::from(&object);
         let p = STANDARD_PREFIXES[0];
         let table = [
             (p, "hostname", Some("a.example.com")),
@@ -218,7 +219,10 @@ mod tests {
         for (prefix, name, want) in table {
             assert_eq!(get_prefixed(&object, prefix, name), want, "{prefix}{name}");
         }
-        assert_eq!(get_prefixed(&serde_json::json!({}), p, "hostname"), None);
+        assert_eq!(
+            get_prefixed(&Node::from(&serde_json::json!({})), p, "hostname"),
+            None
+        );
     }
 
     #[test]

@@ -9,9 +9,9 @@ mod provider;
 use crate::annotation;
 use crate::arn::RoleArn;
 use crate::rules::{IrsaSource, RuleSet, UnknownRole};
+use crate::tree::Node;
 use crate::trust::{self, TrustPolicy, TrustVerdict, WebIdentity};
 use crate::verdict::{Reason, Violation};
-use serde_json::Value;
 
 pub use facts::{Facts, IamRole, Lookup, NamedPolicy, OidcProvider};
 
@@ -63,7 +63,7 @@ impl Subject<'_> {
 }
 
 /// Checks a ServiceAccount with the rules alone (no IAM facts).
-pub fn check(rules: &RuleSet, namespace: &str, name: &str, object: &Value) -> Findings {
+pub fn check(rules: &RuleSet, namespace: &str, name: &str, object: &Node<'_>) -> Findings {
     check_with(rules, namespace, name, object, &Facts::none())
 }
 
@@ -72,7 +72,7 @@ pub fn check_with(
     rules: &RuleSet,
     namespace: &str,
     name: &str,
-    object: &Value,
+    object: &Node<'_>,
     facts: &Facts,
 ) -> Findings {
     let mut out = Findings::default();
@@ -191,7 +191,7 @@ fn arn_difference(annotation: &RoleArn, iam_arn: &str) -> Option<&'static str> {
 fn web_identity(
     rules: &RuleSet,
     s: &Subject<'_>,
-    object: &Value,
+    object: &Node<'_>,
     policy: &TrustPolicy,
     facts: &Facts,
     out: &mut Findings,

@@ -14,5 +14,6 @@ pub mod mutation;
 mod path;
 pub mod rules;
 pub mod source;
+pub mod tree;
 pub mod trust;
 pub mod verdict;

@@ -2,10 +2,12 @@
 
 use crate::annotation;
 use crate::rules::{InjectRule, RuleSet};
+use crate::tree::{Node, Object};
 use json_patch::jsonptr::PointerBuf;
 use json_patch::{AddOperation, PatchOperation};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
+use std::borrow::Cow;
 
 /// One annotation to add, and the rule that asks for it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,7 +58,7 @@ fn render(template: &str, name: &str, namespace: &str) -> String {
     out
 }
 
-fn applies(rule: &InjectRule, kind: &str, namespace: &str, object: &Value) -> bool {
+fn applies(rule: &InjectRule, kind: &str, namespace: &str, object: &Node<'_>) -> bool {
     let kind_ok = if rule.kinds.is_empty() {
         crate::rules::INJECT_KINDS.contains(&kind)
     } else {
@@ -65,7 +67,7 @@ fn applies(rule: &InjectRule, kind: &str, namespace: &str, object: &Value) -> bo
     let ns_ok = rule.namespaces.is_empty() || rule.namespaces.iter().any(|n| n == namespace);
     let type_ok = kind != "Service" || rule.service_types.is_empty() || {
         let ty = crate::path::at(object, &["spec", "type"])
-            .and_then(Value::as_str)
+            .and_then(Node::as_str)
             .unwrap_or("ClusterIP");
         rule.service_types.iter().any(|t| t == ty)
     };
@@ -79,7 +81,7 @@ pub fn plan(
     kind: &str,
     namespace: &str,
     name: &str,
-    object: &Value,
+    object: &Node<'_>,
 ) -> Vec<Injection> {
     let existing = annotation::map(object);
     let mut out: Vec<Injection> = Vec::new();
@@ -141,7 +143,7 @@ fn annotation_pointer(key: &str) -> String {
 }
 
 /// The JSON Patch that adds `injections` to `object` (creating `metadata.annotations` if needed).
-pub fn to_patch(object: &Value, injections: &[Injection]) -> Vec<AddOp> {
+pub fn to_patch(object: &Node<'_>, injections: &[Injection]) -> Vec<AddOp> {
     if injections.is_empty() {
         return Vec::new();
     }
@@ -158,7 +160,7 @@ pub fn to_patch(object: &Value, injections: &[Injection]) -> Vec<AddOp> {
         .iter()
         .map(|i| (i.key.clone(), Value::String(i.value.clone())))
         .collect();
-    if object.get("metadata").is_some_and(Value::is_object) {
+    if object.get("metadata").is_some_and(Node::is_object) {
         vec![AddOp {
             path: "/metadata/annotations".into(),
             value: Value::Object(map),
@@ -173,12 +175,15 @@ pub fn to_patch(object: &Value, injections: &[Injection]) -> Vec<AddOp> {
 
 /// The object's annotations with the injections added, in an object that holds nothing else:
 /// all the rules read to judge an injected value (its hostname, TTL or source annotation).
-pub fn annotations_after(object: &Value, injections: &[Injection]) -> Value {
+pub fn annotations_after<'a>(object: &Node<'a>, injections: &'a [Injection]) -> Node<'a> {
     let mut annotations = annotation::map(object).cloned().unwrap_or_default();
     for i in injections {
-        annotations.insert(i.key.clone(), Value::String(i.value.clone()));
+        let value = Node::String(Cow::Borrowed(&i.value));
+        annotations.insert(Cow::Borrowed(&i.key), value);
     }
-    json!({"metadata": {"annotations": annotations}})
+    let object =
+        |key: &'static str, value| Node::Object(Object::new(vec![(Cow::Borrowed(key), value)]));
+    object("metadata", object("annotations", Node::Object(annotations)))
 }
 
 /// `object` with the patch applied.

@@ -1,17 +1,17 @@
-//! Nested fields of a JSON object, read without allocating (`Value::pointer` copies every
-//! segment of its path to unescape it, which shows on the admission path).
+//! Nested fields of an object's tree, read key by key without allocating (a JSON Pointer
+//! would be copied segment by segment to unescape it, which shows on the admission path).
 
-use serde_json::Value;
+use crate::tree::Node;
 
 /// The value at `keys` below `value`, if every step is an object that has the key.
-pub(crate) fn at<'a>(value: &'a Value, keys: &[&str]) -> Option<&'a Value> {
+pub(crate) fn at<'n, 'a>(value: &'n Node<'a>, keys: &[&str]) -> Option<&'n Node<'a>> {
     keys.iter().try_fold(value, |v, key| v.get(key))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{json, Value};
 
     #[test]
     fn a_path_reads_nested_object_fields_only() {
@@ -23,8 +23,9 @@ mod tests {
             (&["spec", "0"], None),
             (&[], Some(object.clone())),
         ];
+        let tree = Node::from(&object);
         for (keys, want) in table {
-            assert_eq!(at(&object, keys), want.as_ref(), "{keys:?}");
+            assert_eq!(at(&tree, keys).map(Node::to_value), want, "{keys:?}");
         }
     }
 }

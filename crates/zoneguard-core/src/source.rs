@@ -2,8 +2,8 @@
 
 use crate::annotation::{self, HostnameSource};
 use crate::rules::RuleSet;
+use crate::tree::Node;
 use crate::verdict::{Reason, Violation};
-use serde_json::Value;
 use std::fmt;
 
 /// The kinds zoneguard looks at.
@@ -113,7 +113,7 @@ impl Extracted {
     }
 
     /// The hostnames of the annotation `<prefix><name>`.
-    fn annotation_list(&mut self, object: &Value, prefix: &str, name: &str) {
+    fn annotation_list(&mut self, object: &Node<'_>, prefix: &str, name: &str) {
         let Some(value) = annotation::get_prefixed(object, prefix, name) else {
             return;
         };
@@ -133,7 +133,7 @@ impl Extracted {
 }
 
 /// The hostnames `object` of `kind` asks for under `rules`.
-pub fn extract(rules: &RuleSet, kind: Kind, object: &Value) -> Extracted {
+pub fn extract(rules: &RuleSet, kind: Kind, object: &Node<'_>) -> Extracted {
     let mut out = Extracted::default();
     foreign_prefix_warnings(rules, kind, object, &mut out);
     match kind {
@@ -164,28 +164,28 @@ pub fn extract(rules: &RuleSet, kind: Kind, object: &Value) -> Extracted {
     out
 }
 
-fn items<'a>(object: &'a Value, path: &[&str]) -> &'a [Value] {
+fn items<'n, 'a>(object: &'n Node<'a>, path: &[&str]) -> &'n [Node<'a>] {
     crate::path::at(object, path)
-        .and_then(Value::as_array)
-        .map_or(&[], Vec::as_slice)
+        .and_then(Node::as_array)
+        .unwrap_or(&[])
 }
 
 /// `<list>[i].<key>` strings, e.g. `spec.listeners[0].hostname`.
 fn strings_at(
-    object: &Value,
+    object: &Node<'_>,
     path: &[&str],
     key: &'static str,
     list: &'static str,
     out: &mut Extracted,
 ) {
     for (index, item) in items(object, path).iter().enumerate() {
-        if let Some(host) = item.get(key).and_then(Value::as_str) {
+        if let Some(host) = item.get(key).and_then(Node::as_str) {
             out.spec_field(Field::ListKey { list, index, key }, host);
         }
     }
 }
 
-fn ingress(rules: &RuleSet, object: &Value, out: &mut Extracted) {
+fn ingress(rules: &RuleSet, object: &Node<'_>, out: &mut Extracted) {
     let mut defined = false;
     for prefix in annotation::prefixes(rules) {
         let Some(source) = hostname_source(object, prefix, "ingress-hostname-source", out, true)
@@ -204,7 +204,7 @@ fn ingress(rules: &RuleSet, object: &Value, out: &mut Extracted) {
         for (i, tls) in items(object, &["spec", "tls"]).iter().enumerate() {
             for (j, host) in tls
                 .get("hosts")
-                .and_then(Value::as_array)
+                .and_then(Node::as_array)
                 .into_iter()
                 .flatten()
                 .enumerate()
@@ -217,7 +217,7 @@ fn ingress(rules: &RuleSet, object: &Value, out: &mut Extracted) {
     }
 }
 
-fn route(rules: &RuleSet, kind: Kind, object: &Value, out: &mut Extracted) {
+fn route(rules: &RuleSet, kind: Kind, object: &Node<'_>, out: &mut Extracted) {
     let mut defined = false;
     for prefix in annotation::prefixes(rules) {
         let source = hostname_source(object, prefix, "gateway-hostname-source", out, false)
@@ -240,7 +240,7 @@ fn route(rules: &RuleSet, kind: Kind, object: &Value, out: &mut Extracted) {
 /// Reads `<prefix><name>`; a value external-dns does not know is a violation (`fatal`, Ingress:
 /// external-dns then publishes nothing) or a warning (routes: it falls back to the default).
 fn hostname_source(
-    object: &Value,
+    object: &Node<'_>,
     prefix: &str,
     name: &str,
     out: &mut Extracted,
@@ -265,19 +265,16 @@ fn hostname_source(
     None
 }
 
-fn service(rules: &RuleSet, object: &Value, out: &mut Extracted) {
+fn service(rules: &RuleSet, object: &Node<'_>, out: &mut Extracted) {
     if rules.sources.ignore_hostname_annotation {
         return;
     }
     let spec = object.get("spec");
     let ty = spec
         .and_then(|s| s.get("type"))
-        .and_then(Value::as_str)
+        .and_then(Node::as_str)
         .unwrap_or("ClusterIP");
-    let headless = spec
-        .and_then(|s| s.get("clusterIP"))
-        .and_then(Value::as_str)
-        == Some("None");
+    let headless = spec.and_then(|s| s.get("clusterIP")).and_then(Node::as_str) == Some("None");
     for prefix in annotation::prefixes(rules) {
         if annotation::get_prefixed(object, prefix, "hostname").is_some()
             && ty == "ClusterIP"
@@ -292,7 +289,7 @@ fn service(rules: &RuleSet, object: &Value, out: &mut Extracted) {
     }
 }
 
-fn ttl(rules: &RuleSet, object: &Value, out: &mut Extracted) {
+fn ttl(rules: &RuleSet, object: &Node<'_>, out: &mut Extracted) {
     for prefix in annotation::prefixes(rules) {
         let Some(value) = annotation::get_prefixed(object, prefix, "ttl") else {
             continue;
@@ -310,7 +307,7 @@ fn ttl(rules: &RuleSet, object: &Value, out: &mut Extracted) {
 }
 
 /// Warns about external-dns annotations under a standard prefix the cluster's external-dns does not read.
-fn foreign_prefix_warnings(rules: &RuleSet, kind: Kind, object: &Value, out: &mut Extracted) {
+fn foreign_prefix_warnings(rules: &RuleSet, kind: Kind, object: &Node<'_>, out: &mut Extracted) {
     let Some(configured) = &rules.annotation_prefix else {
         return;
     };

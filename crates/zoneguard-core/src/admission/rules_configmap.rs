@@ -2,22 +2,22 @@
 
 use super::{Decision, Request};
 use crate::rules::{RuleSet, RuleSource};
+use crate::tree::Node;
 use crate::verdict::{Reason, Violation};
-use serde_json::Value;
 
 /// The label that marks a rule ConfigMap, and its data key.
 pub const RULES_LABEL: &str = "zoneguard.io/rules";
 pub const RULES_KEY: &str = "rules.yaml";
 
-pub fn is_rules_configmap(object: &Value) -> bool {
+pub fn is_rules_configmap(object: &Node<'_>) -> bool {
     crate::path::at(object, &["metadata", "labels"])
         .and_then(|l| l.get(RULES_LABEL))
-        .and_then(Value::as_str)
+        .and_then(Node::as_str)
         == Some("true")
 }
 
 /// Parses the ConfigMap's rules and combines them with the other rule sources in force.
-pub fn validate(req: &Request<'_>, object: &Value, others: &[RuleSource<'_>]) -> Decision {
+pub fn validate(req: &Request<'_>, object: &Node<'_>, others: &[RuleSource<'_>]) -> Decision {
     if !is_rules_configmap(object) {
         return Decision::admit();
     }
@@ -31,7 +31,7 @@ pub fn validate(req: &Request<'_>, object: &Value, others: &[RuleSource<'_>]) ->
     let Some(text) = object
         .get("data")
         .and_then(|d| d.get(RULES_KEY))
-        .and_then(Value::as_str)
+        .and_then(Node::as_str)
     else {
         decision.allowed = false;
         decision.violations.push(Violation {

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::verdict::Reason;
-use serde_json::json;
+use serde_json::{json, Value};
 
 const RULES: &str = r#"
 domainFilters: [example.com]
@@ -26,12 +26,11 @@ fn req<'a>(
     group: &'a str,
     kind: &'a str,
     ns: &'a str,
-    object: &'a Value,
-    old: Option<&'a Value>,
+    object: &'a Node<'a>,
+    old: Option<&'a Node<'a>>,
 ) -> Request<'a> {
-    let name = object
-        .pointer("/metadata/name")
-        .and_then(Value::as_str)
+    let name = crate::path::at(object, &["metadata", "name"])
+        .and_then(Node::as_str)
         .unwrap_or("");
     Request {
         operation: op,
@@ -44,6 +43,11 @@ fn req<'a>(
         old_object: old,
         sub_resource: None,
     }
+}
+
+/// The tree the checks read `object` as.
+fn tree(object: &Value) -> Node<'_> {
+    Node::from(object)
 }
 
 fn ingress(hosts: &[&str], annotations: Value) -> Value {
@@ -66,7 +70,7 @@ fn validate_ingress(rules_text: &str, ns: &str, object: &Value) -> Decision {
             "networking.k8s.io",
             "Ingress",
             ns,
-            object,
+            &tree(object),
             None,
         ),
     )
@@ -258,7 +262,14 @@ fn a_clusterip_service_hostname_is_checked_and_warned_about() {
     let svc = json!({"metadata": {"name": "s", "annotations": {"external-dns.alpha.kubernetes.io/hostname": "s.other.org"}}, "spec": {"type": "ClusterIP"}});
     let d = validate(
         &rules(RULES),
-        &req(Operation::Create, "", "Service", "default", &svc, None),
+        &req(
+            Operation::Create,
+            "",
+            "Service",
+            "default",
+            &tree(&svc),
+            None,
+        ),
     );
     assert!(!d.allowed);
     assert!(d
@@ -298,7 +309,7 @@ fn gateway_routes_listeners_and_dnsendpoints_are_checked() {
     for (group, kind, obj, field) in cases {
         let d = validate(
             &rules(RULES),
-            &req(Operation::Create, group, kind, "default", &obj, None),
+            &req(Operation::Create, group, kind, "default", &tree(&obj), None),
         );
         assert_eq!(
             reasons(&d),
@@ -327,12 +338,13 @@ fn exempt_namespaces_deletes_and_subresources_are_not_checked() {
     );
     assert!(exempt.allowed && !exempt.checked);
     let r = rules(RULES);
+    let object = tree(&obj);
     let mut delete = req(
         Operation::Delete,
         "networking.k8s.io",
         "Ingress",
         "default",
-        &obj,
+        &object,
         None,
     );
     assert!(validate(&r, &delete).allowed);
@@ -347,7 +359,7 @@ fn exempt_namespaces_deletes_and_subresources_are_not_checked() {
                 "apps",
                 "Deployment",
                 "default",
-                &obj,
+                &tree(&obj),
                 None
             )
         )
@@ -367,8 +379,8 @@ fn an_update_keeps_old_violations_as_warnings_and_denies_new_ones() {
             "networking.k8s.io",
             "Ingress",
             "default",
-            &same,
-            Some(&old),
+            &tree(&same),
+            Some(&tree(&old)),
         ),
     );
     assert!(d.allowed, "{:?}", d.violations);
@@ -381,8 +393,8 @@ fn an_update_keeps_old_violations_as_warnings_and_denies_new_ones() {
             "networking.k8s.io",
             "Ingress",
             "default",
-            &worse,
-            Some(&old),
+            &tree(&worse),
+            Some(&tree(&old)),
         ),
     );
     assert!(!d.allowed);
@@ -408,7 +420,7 @@ fn mutation_adds_missing_annotations_creating_the_map() {
     let svc = lb_service(None);
     let d = mutate(
         &rules(RULES),
-        &req(Operation::Create, "", "Service", "pay", &svc, None),
+        &req(Operation::Create, "", "Service", "pay", &tree(&svc), None),
     );
     assert!(d.allowed);
     assert_eq!(
@@ -425,7 +437,7 @@ fn mutation_never_overwrites_and_escapes_keys() {
     ));
     let d = mutate(
         &rules(RULES),
-        &req(Operation::Create, "", "Service", "pay", &svc, None),
+        &req(Operation::Create, "", "Service", "pay", &tree(&svc), None),
     );
     assert_eq!(
         patch_json(&d),
@@ -439,12 +451,12 @@ fn mutation_twice_is_mutation_once() {
     let svc = lb_service(None);
     let first = mutate(
         &r,
-        &req(Operation::Create, "", "Service", "pay", &svc, None),
+        &req(Operation::Create, "", "Service", "pay", &tree(&svc), None),
     );
     let once = crate::mutation::apply(&svc, &first.patch).unwrap_or_default();
     let second = mutate(
         &r,
-        &req(Operation::Create, "", "Service", "pay", &once, None),
+        &req(Operation::Create, "", "Service", "pay", &tree(&once), None),
     );
     assert!(second.patch.is_empty());
 }
@@ -455,7 +467,14 @@ fn mutation_skips_other_types_and_kinds() {
     let cluster_ip = json!({"metadata": {"name": "a"}, "spec": {"type": "ClusterIP"}});
     assert!(mutate(
         &r,
-        &req(Operation::Create, "", "Service", "pay", &cluster_ip, None)
+        &req(
+            Operation::Create,
+            "",
+            "Service",
+            "pay",
+            &tree(&cluster_ip),
+            None
+        )
     )
     .patch
     .is_empty());
@@ -467,7 +486,7 @@ fn mutation_skips_other_types_and_kinds() {
             "networking.k8s.io",
             "Ingress",
             "pay",
-            &ing,
+            &tree(&ing),
             None
         )
     )
@@ -488,7 +507,7 @@ fn an_inject_rule_that_would_set_a_refused_name_is_blamed() {
             "",
             "Service",
             "pay",
-            &lb_service(None),
+            &tree(&lb_service(None)),
             None,
         ),
     );
@@ -505,7 +524,14 @@ fn a_rules_configmap_with_a_broken_document_is_refused_with_the_parser_message()
     let cm = json!({"metadata": {"name": "rules", "labels": {"zoneguard.io/rules": "true"}}, "data": {"rules.yaml": "domainFilters: [a.com]\nregexDomainFilter: '('\n"}});
     let d = validate(
         &rules(""),
-        &req(Operation::Create, "", "ConfigMap", "zoneguard", &cm, None),
+        &req(
+            Operation::Create,
+            "",
+            "ConfigMap",
+            "zoneguard",
+            &tree(&cm),
+            None,
+        ),
     );
     assert!(!d.allowed);
     assert!(
@@ -522,7 +548,14 @@ fn a_rules_configmap_with_a_broken_document_is_refused_with_the_parser_message()
     let cm2 = json!({"metadata": {"name": "rules", "labels": {"zoneguard.io/rules": "true"}}, "data": {"rules.yaml": "enforcement: deny\n"}});
     let d = validate_with_rule_sources(
         &rules(""),
-        &req(Operation::Update, "", "ConfigMap", "zoneguard", &cm2, None),
+        &req(
+            Operation::Update,
+            "",
+            "ConfigMap",
+            "zoneguard",
+            &tree(&cm2),
+            None,
+        ),
         &[other],
     );
     assert!(!d.allowed);
@@ -536,7 +569,7 @@ fn a_rules_configmap_with_a_broken_document_is_refused_with_the_parser_message()
                 "",
                 "ConfigMap",
                 "zoneguard",
-                &unlabelled,
+                &tree(&unlabelled),
                 None
             )
         )
@@ -554,7 +587,7 @@ fn mutation_judges_only_what_it_injects() {
         json!({"external-dns.alpha.kubernetes.io/hostname": "x.other.org"});
     let d = mutate(
         &rules(&text),
-        &req(Operation::Create, "", "Service", "pay", &svc, None),
+        &req(Operation::Create, "", "Service", "pay", &tree(&svc), None),
     );
     assert_eq!(
         reasons(&d),

@@ -22,7 +22,7 @@ fn chain_rules(extra: &str) -> RuleSet {
     ))
 }
 
-fn sa(arn: &str) -> Value {
+fn sa(arn: &str) -> serde_json::Value {
     json!({"apiVersion": "v1", "kind": "ServiceAccount",
         "metadata": {"name": "external-dns", "annotations": {ROLE_ARN: arn}}})
 }
@@ -56,7 +56,13 @@ fn facts_with_role(lookup: Lookup<IamRole>) -> Facts {
 }
 
 fn run(rules: &RuleSet, facts: &Facts) -> Findings {
-    check_with(rules, "external-dns", "external-dns", &sa(ROLE), facts)
+    check_with(
+        rules,
+        "external-dns",
+        "external-dns",
+        &Node::from(&sa(ROLE)),
+        facts,
+    )
 }
 
 fn reasons(f: &Findings) -> Vec<Reason> {
@@ -119,7 +125,12 @@ fn unavailable_gives_the_unknown_role_verdict_saying_why() {
 
 #[test]
 fn iam_mode_without_facts_says_iam_was_not_read() {
-    let f = check(&rules(""), "external-dns", "external-dns", &sa(ROLE));
+    let f = check(
+        &rules(""),
+        "external-dns",
+        "external-dns",
+        &Node::from(&sa(ROLE)),
+    );
     assert!(f.warnings[0].contains("without reading IAM"), "{f:?}");
 }
 
@@ -404,7 +415,7 @@ fn chains_apply_only_to_their_service_account() {
         &chain_rules(""),
         "default",
         "external-dns",
-        &sa(ROLE),
+        &Node::from(&sa(ROLE)),
         &facts,
     );
     assert!(
