@@ -13,6 +13,9 @@ cargo fmt --all --check
 step "cargo clippy (all targets, warnings are errors)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
+step "the fuzz targets compile (fuzz/, its own crate and lock file; no sanitizer, no run)"
+cargo check --manifest-path fuzz/Cargo.toml --locked --bins
+
 step "cargo test (unit, integration, differential)"
 cargo test --workspace --locked
 

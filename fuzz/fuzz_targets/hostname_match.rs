@@ -6,6 +6,11 @@
 #[path = "../../src/serve/object.rs"]
 mod object;
 
+/// Unused by this target, as `review` below (which writes its answers with it).
+#[allow(dead_code)]
+#[path = "../../src/serve/json_text.rs"]
+mod json_text;
+
 /// Unused by this target; checks.rs names it.
 #[allow(dead_code)]
 #[path = "../../src/serve/review.rs"]
