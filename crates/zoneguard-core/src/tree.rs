@@ -146,14 +146,6 @@ impl<'a> Object<'a> {
     pub fn keys(&self) -> impl Iterator<Item = &str> {
         self.0.iter().map(|(k, _)| &**k)
     }
-
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
 }
 
 #[cfg(test)]
@@ -241,7 +233,6 @@ mod tests {
         let keys: Vec<_> = object.keys().collect();
         assert_eq!(keys, ["a", "b", "c", "d"]);
         assert_eq!(object.get("d"), Some(&Node::Bool(false)));
-        assert_eq!(object.len(), 4);
-        assert!(!object.is_empty() && object.contains_key("c"));
+        assert!(object.contains_key("c") && !object.contains_key("e"));
     }
 }
