@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
-# API-server overhead: what zoneguard's webhooks add to a create.
+# API-server overhead: what zoneguard's webhooks add to a create, and what any webhook adds.
 #
 #   bench/apiserver-overhead.sh
 #
 # Starts etcd and kube-apiserver on loopback as tests/e2e/run.sh does (tools from
 # scripts/tools.sh, cached), zoneguard serve (release) with the bench rules
-# (bench/gen-rules.sh 50 20 200 3) on 127.0.0.1, then runs bench/apiload (Go, standard library
+# (bench/gen-rules.sh 50 20 200 3) on 127.0.0.1 and bench/nullhook (Go, standard library only: a
+# webhook that reads each review and admits it), then runs bench/apiload (Go, standard library
 # only) which creates and deletes APILOAD_N LoadBalancer Services and APILOAD_N Ingresses
-# (3 hosts each) in namespace team-1 at APILOAD_CONCURRENCY workers: alternately without any
-# webhook configuration and with zoneguard's shipped webhook configurations (manifests/,
-# only clientConfig changed to the local URL and caBundle), APILOAD_ROUNDS times each. Prints
-# p50/p99 create latency and creates/s of both, pooled over the rounds, and the difference.
+# (3 hosts each) in namespace team-1 at APILOAD_CONCURRENCY workers, APILOAD_ROUNDS times each
+# way, in turn: without any webhook configuration; with zoneguard's shipped webhook
+# configurations (manifests/, only clientConfig changed to the local URL and caBundle); with the
+# same configurations pointed at the null webhook. Prints p50/p99 create latency and creates/s of
+# the three, pooled over the rounds, and the differences: zoneguard against no webhook (the
+# target), the null webhook against no webhook (what any webhook costs here), zoneguard against
+# the null webhook (zoneguard's own share).
 #
 # Environment: ZONEGUARD_BIN, ZONEGUARD_TOOLS_DIR, APILOAD_N (default 300), APILOAD_CONCURRENCY
 # (default 16), APILOAD_ROUNDS (default 2), BENCH_KEEP=1. Traffic stays on 127.0.0.1; every
@@ -32,6 +36,8 @@ BIN_DIR="$("$BENCH_ROOT/scripts/tools.sh" --print-dir kube etcd)"
 KUBECTL="$BIN_DIR/kubectl"
 say "building bench/apiload"
 (cd "$BENCH_DIR/apiload" && GOFLAGS=-mod=mod go build -o "$W/apiload" .) || die "go build failed"
+say "building bench/nullhook"
+(cd "$BENCH_DIR/nullhook" && GOFLAGS=-mod=mod go build -o "$W/nullhook" .) || die "go build failed"
 
 # ------------------------------------------- PKI, etcd, kube-apiserver ----
 PKI="$W/pki"
@@ -42,14 +48,21 @@ start_cluster bench 10.0.0.0/16
 say "kube-apiserver $("$BIN_DIR/kube-apiserver" --version | awk '{print $2}') up on 127.0.0.1:$API_PORT"
 kc create namespace team-1 >/dev/null
 
-# ------------------------------------------------------------------ zoneguard ----
+# ------------------------------------------------------- the two webhooks ----
 bench_rules
 serve_zoneguard "$W/zoneguard.log" "$ZONEGUARD_BIN" "$BENCH_RULES" "$PKI/webhook.crt" "$PKI/webhook.key"
+free_port NULL_PORT
+bg_start "$W/nullhook.log" "$W/nullhook" -listen "127.0.0.1:$NULL_PORT" -cert "$PKI/webhook.crt" \
+  -key "$PKI/webhook.key"
+NULL_PID=$BG_PID
+wait_https "$NULL_PID" "$NULL_PORT" 10 "$W/nullhook.log"
 
-# The shipped webhook configurations with only clientConfig changed (as tests/e2e/run.sh).
-webhook_configurations "https://127.0.0.1:$ZG_PORT" "$PKI/ca.crt" "$W/webhooks.yaml"
+# The shipped webhook configurations with only clientConfig changed (as tests/e2e/run.sh), once
+# for zoneguard and once for the null webhook.
+webhook_configurations "https://127.0.0.1:$ZG_PORT" "$PKI/ca.crt" "$W/webhooks-zoneguard.yaml"
+webhook_configurations "https://127.0.0.1:$NULL_PORT" "$PKI/ca.crt" "$W/webhooks-null.yaml"
 
-denied_ingress() {
+probe_ingress() {
   kc create --dry-run=server -f - <<YAML 2>&1
 apiVersion: networking.k8s.io/v1
 kind: Ingress
@@ -58,24 +71,42 @@ spec:
   rules: [{host: login.zone2.example.com}]
 YAML
 }
-# await_probe TEXT PROBLEM: polls the probe Ingress's dry run until its output has TEXT (dies
-# with PROBLEM after 30 s).
-await_probe() {
-  local out _
+null_count() { curl -sk "https://127.0.0.1:$NULL_PORT/count"; }
+# probe_says TEXT: the probe's dry run printed TEXT (kubectl fails when it is denied).
+probe_says() {
+  local out
+  out="$(probe_ingress || true)"
+  grep -qF -- "$1" <<<"$out"
+}
+# The probe Ingress is outside team-1's domains: zoneguard denies it, the null webhook admits it
+# and counts it, and without webhooks it is created.
+zoneguard_called() { probe_says 'denied the request'; }
+null_called() {
+  local before
+  before="$(null_count)"
+  probe_says 'created (server dry run)' && [[ "$(null_count)" != "$before" ]]
+}
+none_called() {
+  local before
+  before="$(null_count)"
+  probe_says 'created (server dry run)' && [[ "$(null_count)" == "$before" ]]
+}
+# await CHECK PROBLEM: polls CHECK until it succeeds (dies with PROBLEM after 30 s).
+await() {
+  local _
   for _ in $(seq 1 100); do
-    out="$(denied_ingress || true)"
-    grep -qF -- "$1" <<<"$out" && return 0
+    "$1" && return 0
     sleep 0.3
   done
   die "$2"
 }
-install_webhooks() {
-  kc apply -f "$W/webhooks.yaml" >/dev/null
-  await_probe 'denied the request' "the webhooks did not take effect within 30 s"
+install_webhooks() { # WHICH: zoneguard or null
+  kc apply -f "$W/webhooks-$1.yaml" >/dev/null
+  await "$1_called" "the $1 webhooks did not take effect within 30 s"
 }
-remove_webhooks() {
-  kc delete -f "$W/webhooks.yaml" --wait=true >/dev/null
-  await_probe 'created (server dry run)' "the webhooks were still called 30 s after their removal"
+remove_webhooks() { # WHICH
+  kc delete -f "$W/webhooks-$1.yaml" --wait=true >/dev/null
+  await none_called "the $1 webhooks were still called 30 s after their removal"
 }
 
 # ----------------------------------------------------------------------- runs ----
@@ -87,28 +118,33 @@ load() { # LABEL ROUND
 say "creating and deleting $N Services + $N Ingresses at concurrency $CONC, $ROUNDS rounds each way"
 for ((round = 1; round <= ROUNDS; round++)); do
   load without "$round"
-  install_webhooks
-  load with "$round"
-  remove_webhooks
+  install_webhooks zoneguard
+  load zoneguard "$round"
+  remove_webhooks zoneguard
+  install_webhooks null
+  load null "$round"
+  remove_webhooks null
 done
 zg_calls="$(http_get "$ZG_PROBE" /metrics | awk '$1 ~ /^zoneguard_admission_requests_total/ { n += $2 } END { print n + 0 }')"
 
-pct() { # FILE P
-  sort -n "$1" | awk -v p="$2" '{ v[NR] = $1 } END { i = int(p / 100 * NR + 0.5); if (i < 1) i = 1; printf "%.3f", v[i] / 1000 }'
+pct() { # LABEL P
+  sort -n "$W/raw-$1.txt" | awk -v p="$2" '{ v[NR] = $1 } END { i = int(p / 100 * NR + 0.5); if (i < 1) i = 1; printf "%.3f", v[i] / 1000 }'
 }
 rate() { # LABEL: mean creates/s over the rounds
   awk -v l="$1" '$1 == "RESULT" && $2 == "label=" l { split($6, a, "="); s += a[2]; n++ } END { printf "%.1f", s / n }' "$W/results.txt"
 }
-P50_WITHOUT="$(pct "$W/raw-without.txt" 50)" P99_WITHOUT="$(pct "$W/raw-without.txt" 99)"
-P50_WITH="$(pct "$W/raw-with.txt" 50)" P99_WITH="$(pct "$W/raw-with.txt" 99)"
-RATE_WITHOUT="$(rate without)" RATE_WITH="$(rate with)"
 delta() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.3f", a - b }'; }
+row() { # NAME VALUE_WITHOUT VALUE_ZONEGUARD VALUE_NULL
+  printf '%-26s %10s %10s %10s %12s %12s %12s\n' "$1" "$2" "$3" "$4" "$(delta "$3" "$2")" \
+    "$(delta "$4" "$2")" "$(delta "$3" "$4")"
+}
 echo
 echo "API-server overhead ($(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) CPUs, kube-apiserver $("$BIN_DIR/kube-apiserver" --version | awk '{print $2}'))"
 echo "$N LoadBalancer Services + $N Ingresses (3 hosts) created and deleted per round, concurrency $CONC, $ROUNDS rounds each way"
-echo "zoneguard answered $zg_calls admission requests (validating + mutating webhooks)"
-printf '%-26s %12s %12s %12s\n' "" "without" "with" "difference"
-printf '%-26s %12s %12s %12s\n' "create p50 ms" "$P50_WITHOUT" "$P50_WITH" "$(delta "$P50_WITH" "$P50_WITHOUT")"
-printf '%-26s %12s %12s %12s\n' "create p99 ms" "$P99_WITHOUT" "$P99_WITH" "$(delta "$P99_WITH" "$P99_WITHOUT")"
-printf '%-26s %12s %12s %12s\n' "creates/s (with deletes)" "$RATE_WITHOUT" "$RATE_WITH" "$(delta "$RATE_WITH" "$RATE_WITHOUT")"
-echo "target (reported, not asserted): create p99 overhead < 3 ms: $(delta "$P99_WITH" "$P99_WITHOUT") ms"
+echo "zoneguard answered $zg_calls admission requests (validating + mutating webhooks); the null webhook $(null_count)"
+printf '%-26s %10s %10s %10s %12s %12s %12s\n' "" "without" "zoneguard" "null" "zg-without" "null-without" "zg-null"
+row "create p50 ms" "$(pct without 50)" "$(pct zoneguard 50)" "$(pct null 50)"
+row "create p99 ms" "$(pct without 99)" "$(pct zoneguard 99)" "$(pct null 99)"
+row "creates/s (with deletes)" "$(rate without)" "$(rate zoneguard)" "$(rate null)"
+echo "target (reported, not asserted): create p99 overhead < 3 ms: $(delta "$(pct zoneguard 99)" "$(pct without 99)") ms" \
+  "(a webhook that does nothing: $(delta "$(pct null 99)" "$(pct without 99)") ms)"

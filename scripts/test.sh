@@ -16,6 +16,13 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 step "the fuzz targets compile (fuzz/, its own crate and lock file; no sanitizer, no run)"
 cargo check --manifest-path fuzz/Cargo.toml --locked --bins
 
+step "the benchmarks' Go programs: gofmt and go vet (bench/apiload, bench/nullhook)"
+for dir in bench/apiload bench/nullhook; do
+  unformatted="$(gofmt -l "$dir")"
+  [[ -z "$unformatted" ]] || { echo "gofmt would change: $unformatted" >&2; exit 1; }
+  (cd "$dir" && GOFLAGS=-mod=mod go vet .)
+done
+
 step "cargo test (unit, integration, differential)"
 cargo test --workspace --locked
 

@@ -1,0 +1,3 @@
+module zoneguard.example/bench/nullhook
+
+go 1.22
