@@ -129,16 +129,9 @@ pub async fn start(config: Config) -> Result<ServerHandle, StartError> {
         )));
     }
 
-    let probe_router = probes::router(readiness.clone(), metrics.clone());
     let probe_shutdown = CancellationToken::new();
-    let probe_stop = probe_shutdown.clone();
-    tasks.push(tokio::spawn(async move {
-        let serve =
-            axum::serve(probe, probe_router).with_graceful_shutdown(probe_stop.cancelled_owned());
-        if let Err(e) = serve.await {
-            tracing::error!(error = %e, "probe server failed");
-        }
-    }));
+    let probe_router = probes::router(readiness.clone(), metrics.clone());
+    tasks.push(spawn_probes(probe, probe_router, probe_shutdown.clone()));
 
     let connections = TaskTracker::new();
     let server = HttpsServer {
@@ -162,6 +155,20 @@ pub async fn start(config: Config) -> Result<ServerHandle, StartError> {
         probe_shutdown,
         connections,
         tasks,
+    })
+}
+
+/// Serves the probe listener (health, readiness, metrics) until `stop` is cancelled.
+fn spawn_probes(
+    listener: TcpListener,
+    router: axum::Router,
+    stop: CancellationToken,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let serve = axum::serve(listener, router).with_graceful_shutdown(stop.cancelled_owned());
+        if let Err(e) = serve.await {
+            tracing::error!(error = %e, "probe server failed");
+        }
     })
 }
 

@@ -116,6 +116,8 @@ fn target_side(
     }
 }
 
+/// The IRSA role's side of the hop: its permission policies allow `sts:AssumeRole` on
+/// `target`, and no permissions boundary takes that away.
 fn permission_side(
     rules: &RuleSet,
     facts: &Facts,
@@ -124,34 +126,76 @@ fn permission_side(
     target: &RoleArn,
     out: &mut Findings,
 ) {
-    if !s.live {
+    let Some(policies) = permission_policies(rules, facts, s, caller, target, out) else {
         return;
-    }
-    let verdict = rules.irsa.unknown_role;
-    let head = format!(
-        "{}: cannot verify the role chain to {target} (irsa.chains), IRSA role side",
-        s.at()
-    );
-    let policies = match facts.permissions_of(&s.role) {
-        None => {
-            let why = format!(
-                "{head}: this check ran without reading the permission policies of {} from IAM",
-                caller.arn
-            );
-            return unknown(verdict, s, why, out);
-        }
-        Some(Lookup::Unavailable(why)) => {
-            let why = format!(
-                "{head}: zoneguard could not read the permission policies of {} from IAM ({why})",
-                caller.arn
-            );
-            return unknown(verdict, s, why, out);
-        }
-        Some(Lookup::NotFound(_)) => return,
-        Some(Lookup::Found(policies)) => policies,
     };
     let (boundaries, policies): (Vec<&NamedPolicy>, Vec<&NamedPolicy>) =
         policies.iter().partition(|p| p.boundary);
+    let (context, target_text) = (caller.context(&target.account), target.arn());
+    let ask = |named: &[Named<'_>]| {
+        evaluate_permissions(named, ASSUME_ROLE_ACTION, &target_text, &context)
+    };
+    if !policies_grant(rules, s, caller, target, &policies, &ask, out) {
+        return;
+    }
+    // A permissions boundary grants nothing: it caps what the policies above allow.
+    for boundary in boundaries {
+        let name = &boundary.name;
+        match &boundary.document {
+            Ok(policy) => {
+                let outcome = ask(&[Named { name, policy }]);
+                report_boundary(s, caller, target, name, outcome, out);
+            }
+            Err(e) => {
+                let why = format!("IAM returned a {name} zoneguard cannot read ({e})");
+                permission_unknown(rules, s, target, &why, out);
+            }
+        }
+    }
+}
+
+/// The IRSA role's permission policies as IAM gave them. `None` when there are none to
+/// evaluate: a static check, an IRSA role IAM does not have (the ServiceAccount's own trust
+/// check reports that), or IAM not read (reported in `out`).
+fn permission_policies<'a>(
+    rules: &RuleSet,
+    facts: &'a Facts,
+    s: &Subject<'_>,
+    caller: &RoleCaller<'_>,
+    target: &RoleArn,
+    out: &mut Findings,
+) -> Option<&'a [NamedPolicy]> {
+    if !s.live {
+        return None;
+    }
+    let why = match facts.permissions_of(&s.role) {
+        Some(Lookup::Found(policies)) => return Some(policies),
+        Some(Lookup::NotFound(_)) => return None,
+        None => format!(
+            "this check ran without reading the permission policies of {} from IAM",
+            caller.arn
+        ),
+        Some(Lookup::Unavailable(why)) => format!(
+            "zoneguard could not read the permission policies of {} from IAM ({why})",
+            caller.arn
+        ),
+    };
+    permission_unknown(rules, s, target, &why, out);
+    None
+}
+
+/// Evaluates the IRSA role's own permission policies and reports what they say. True when
+/// they grant the assume (or may, on a condition known only at run time): the boundaries are
+/// checked next.
+fn policies_grant(
+    rules: &RuleSet,
+    s: &Subject<'_>,
+    caller: &RoleCaller<'_>,
+    target: &RoleArn,
+    policies: &[&NamedPolicy],
+    ask: &impl Fn(&[Named<'_>]) -> PermissionOutcome,
+    out: &mut Findings,
+) -> bool {
     let named: Vec<Named<'_>> = policies
         .iter()
         .filter_map(|p| {
@@ -170,45 +214,40 @@ fn permission_side(
                 .map(|e| format!("{}: {e}", p.name))
         })
         .collect();
-    let (context, target_text) = (caller.context(&target.account), target.arn());
-    let ask = |named: &[Named<'_>]| {
-        evaluate_permissions(named, ASSUME_ROLE_ACTION, &target_text, &context)
-    };
     let outcome = ask(&named);
     let granted = matches!(
         outcome,
         PermissionOutcome::Allowed(_) | PermissionOutcome::Unverifiable { .. }
     );
-    if !unreadable.is_empty() && !matches!(outcome, PermissionOutcome::ExplicitDeny(_)) {
-        if !matches!(outcome, PermissionOutcome::Allowed(_)) {
-            let text = format!(
-                "{head}: IAM returned permission policies zoneguard cannot read ({})",
-                unreadable.join("; ")
-            );
-            return unknown(verdict, s, text, out);
-        }
-    } else {
+    // A policy zoneguard cannot read could hold a Deny: only an explicit Deny or an Allow
+    // among the readable ones is an answer then.
+    if unreadable.is_empty() || matches!(outcome, PermissionOutcome::ExplicitDeny(_)) {
         let names: Vec<&str> = policies.iter().map(|p| p.name.as_str()).collect();
         report_permissions(s, caller, target, &names, outcome, out);
+    } else if !matches!(outcome, PermissionOutcome::Allowed(_)) {
+        let why = format!(
+            "IAM returned permission policies zoneguard cannot read ({})",
+            unreadable.join("; ")
+        );
+        permission_unknown(rules, s, target, &why, out);
+        return false;
     }
-    if !granted {
-        return;
-    }
-    // A permissions boundary grants nothing: it caps what the policies above allow.
-    for boundary in boundaries {
-        match &boundary.document {
-            Ok(policy) => {
-                let name = &boundary.name;
-                let outcome = ask(&[Named { name, policy }]);
-                report_boundary(s, caller, target, name, outcome, out);
-            }
-            Err(e) => {
-                let name = &boundary.name;
-                let why = format!("{head}: IAM returned a {name} zoneguard cannot read ({e})");
-                unknown(verdict, s, why, out);
-            }
-        }
-    }
+    granted
+}
+
+/// Reports that the IRSA role's side of the chain to `target` cannot be verified, and why.
+fn permission_unknown(
+    rules: &RuleSet,
+    s: &Subject<'_>,
+    target: &RoleArn,
+    why: &str,
+    out: &mut Findings,
+) {
+    let text = format!(
+        "{}: cannot verify the role chain to {target} (irsa.chains), IRSA role side: {why}",
+        s.at()
+    );
+    unknown(rules.irsa.unknown_role, s, text, out);
 }
 
 /// What the IRSA role's permissions boundary `name` says about assuming `target`.

@@ -376,6 +376,60 @@ fn an_unreadable_permissions_boundary_is_cannot_verify() {
     );
 }
 
+/// `chain_facts` with one more permission policy on the IRSA role that zoneguard cannot read.
+fn chain_facts_with_unreadable(permission: Option<serde_json::Value>) -> Facts {
+    let mut facts = chain_facts(ROLE, permission);
+    let mut policies = match facts.permissions_of(&arn(ROLE)) {
+        Some(Lookup::Found(policies)) => policies.clone(),
+        other => panic!("chain_facts gave {other:?}"),
+    };
+    policies.push(NamedPolicy::from_document(
+        "inline policy garbled".into(),
+        "%7B%22Statement",
+    ));
+    facts.insert_permissions(&arn(ROLE), Lookup::Found(policies));
+    facts
+}
+
+#[test]
+fn an_unreadable_permission_policy_leaves_only_an_allow_or_a_deny_as_an_answer() {
+    let deny = json!({"Version": "2012-10-17", "Statement": {"Effect": "Deny",
+        "Action": "sts:AssumeRole", "Resource": "*"}});
+    // (case, the readable policy, the denial's reasons, the warning)
+    type Case = (
+        &'static str,
+        Option<serde_json::Value>,
+        &'static [Reason],
+        Option<&'static str>,
+    );
+    let cases: [Case; 3] = [
+        ("a readable policy allows it", allow_assume(TARGET), &[], None),
+        (
+            "a readable policy denies it",
+            Some(deny),
+            &[Reason::RoleNotTrusted],
+            None,
+        ),
+        (
+            "nothing readable allows it: the unreadable one might",
+            None,
+            &[],
+            Some("IRSA role side: IAM returned permission policies zoneguard cannot read (inline policy garbled: "),
+        ),
+    ];
+    for (case, permission, wanted, warning) in cases {
+        let f = run(&chain_rules(""), &chain_facts_with_unreadable(permission));
+        assert_eq!(reasons(&f), wanted, "{case}: {f:?}");
+        match warning {
+            Some(text) => assert!(
+                f.warnings.len() == 1 && f.warnings[0].contains(text),
+                "{case}: {f:?}"
+            ),
+            None => assert!(f.warnings.is_empty(), "{case}: {f:?}"),
+        }
+    }
+}
+
 #[test]
 fn chain_lookups_that_fail_are_cannot_verify() {
     let mut facts = chain_facts(ROLE, allow_assume(TARGET));
