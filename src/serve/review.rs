@@ -145,8 +145,9 @@ fn short(err: &serde_json::Error) -> String {
 // request).
 #[inline(never)]
 pub fn parse(body: &[u8]) -> Result<Review<'_>, ReviewError> {
-    // UTF-8 checked once for the whole body, not string by string.
-    let text = std::str::from_utf8(body).ok();
+    // UTF-8 checked once for the whole body, not string by string, by simdutf8: the same
+    // answer as `std::str::from_utf8`, several bytes an instruction on CPUs with SIMD.
+    let text = simdutf8::basic::from_utf8(body).ok();
     let Some(envelope) = text.and_then(|t| serde_json::from_str::<Envelope<Review>>(t).ok()) else {
         return diagnose(body);
     };

@@ -173,17 +173,31 @@ pub fn to_patch(object: &Node<'_>, injections: &[Injection]) -> Vec<AddOp> {
     }
 }
 
-/// The object's annotations with the injections added, in an object that holds nothing else:
-/// all the rules read to judge an injected value (its hostname, TTL or source annotation).
+/// The object's annotations with the injections added, in an object that holds nothing else
+/// but `spec.type` and `spec.clusterIP`: all the rules read to judge an injected value (its
+/// hostname, TTL or source annotation) and whether a Service publishes it. Without the last
+/// two every Service would read as ClusterIP, and judging its hostname would write a warning.
 pub fn annotations_after<'a>(object: &Node<'a>, injections: &'a [Injection]) -> Node<'a> {
     let mut annotations = annotation::map(object).cloned().unwrap_or_default();
     for i in injections {
         let value = Node::String(Cow::Borrowed(&i.value));
         annotations.insert(Cow::Borrowed(&i.key), value);
     }
-    let object =
-        |key: &'static str, value| Node::Object(Object::new(vec![(Cow::Borrowed(key), value)]));
-    object("metadata", object("annotations", Node::Object(annotations)))
+    let mapping = |members| Node::Object(Object::new(members));
+    let metadata = mapping(vec![(
+        Cow::Borrowed("annotations"),
+        Node::Object(annotations),
+    )]);
+    let mut members = vec![(Cow::Borrowed("metadata"), metadata)];
+    let spec = object.get("spec");
+    let publishing: Vec<_> = ["type", "clusterIP"]
+        .into_iter()
+        .filter_map(|key| Some((Cow::Borrowed(key), spec?.get(key)?.clone())))
+        .collect();
+    if !publishing.is_empty() {
+        members.push((Cow::Borrowed("spec"), mapping(publishing)));
+    }
+    mapping(members)
 }
 
 /// `object` with the patch applied.
@@ -204,6 +218,27 @@ pub fn apply(object: &Value, patch: &[AddOp]) -> Result<Value, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_object_after_injection_holds_its_annotations_and_publishing_fields() {
+        let service = json!({"metadata": {"name": "a", "annotations": {"team": "x"}},
+                             "spec": {"type": "LoadBalancer", "clusterIP": "10.0.0.1"}});
+        let object = Node::from(&service);
+        let injections = [Injection {
+            rule: 0,
+            key: "external-dns.alpha.kubernetes.io/ttl".into(),
+            value: "60".into(),
+        }];
+        let after = annotations_after(&object, &injections);
+        let want = json!({"metadata": {"annotations": {"team": "x", "external-dns.alpha.kubernetes.io/ttl": "60"}},
+                          "spec": {"type": "LoadBalancer", "clusterIP": "10.0.0.1"}});
+        assert_eq!(after.to_value(), want);
+        let route = json!({"metadata": {"name": "r"}, "spec": {"hostnames": ["a.example.com"]}});
+        let route = Node::from(&route);
+        let want =
+            json!({"metadata": {"annotations": {"external-dns.alpha.kubernetes.io/ttl": "60"}}});
+        assert_eq!(annotations_after(&route, &injections).to_value(), want);
+    }
 
     #[test]
     fn a_template_is_filled_in_one_pass() {

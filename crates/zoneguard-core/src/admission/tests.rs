@@ -462,6 +462,37 @@ fn mutation_twice_is_mutation_once() {
 }
 
 #[test]
+fn the_rejudge_of_an_injection_sees_the_service_type() {
+    // The injected hostname of a LoadBalancer is published: no ClusterIP warning is written
+    // (and dropped) when it is judged again; on a ClusterIP Service the warning still holds.
+    let r = rules(RULES);
+    let warnings = |svc: &Value| {
+        let object = tree(svc);
+        let injections = crate::mutation::plan(&r, "Service", "pay", "api", &object);
+        let annotated = crate::mutation::annotations_after(&object, &injections);
+        let judged = findings(
+            &r,
+            Kind::Service,
+            "pay",
+            "api",
+            &annotated,
+            &irsa::Facts::none(),
+        );
+        (injections.len(), judged.warnings)
+    };
+    assert_eq!(warnings(&lb_service(None)), (2, vec![]));
+    let named = json!({"external-dns.alpha.kubernetes.io/hostname": "api.pay.example.com"});
+    let mut cluster_ip = lb_service(Some(named));
+    cluster_ip["spec"]["type"] = json!("ClusterIP");
+    let (injected, found) = warnings(&cluster_ip);
+    assert_eq!(injected, 0);
+    assert!(
+        found[0].contains("is set on a ClusterIP Service"),
+        "{found:?}"
+    );
+}
+
+#[test]
 fn mutation_skips_other_types_and_kinds() {
     let r = rules(RULES);
     let cluster_ip = json!({"metadata": {"name": "a"}, "spec": {"type": "ClusterIP"}});
