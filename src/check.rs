@@ -118,10 +118,12 @@ fn check_objects(
             });
             continue;
         }
+        // The checks read the object as a tree, built once for the test below and the checks.
+        let tree = Node::from(&object.value);
         let checked = Kind::of(&meta.group, &meta.kind).is_some()
             || (meta.group.is_empty()
                 && meta.kind == "ConfigMap"
-                && admission::is_rules_configmap(&Node::from(&object.value)));
+                && admission::is_rules_configmap(&tree));
         if !checked {
             outcome.skipped.push(Skipped {
                 file: object.file.clone(),
@@ -130,7 +132,7 @@ fn check_objects(
             });
             continue;
         }
-        let decision = admit(rules, &meta, &object.value, live);
+        let decision = admit(rules, &meta, &object.value, &tree, live);
         outcome.results.push(Checked {
             file: object.file.clone(),
             api_version: meta.api_version.clone(),
@@ -194,13 +196,14 @@ fn annotations_are_strings(object: &Value) -> Result<(), String> {
 }
 
 /// Mutation first, then validation of the mutated object, as the API server runs the webhooks.
+/// `tree` is `object` as the checks read it.
 fn admit(
     rules: &RuleSet,
     meta: &Meta,
     object: &Value,
+    tree: &Node<'_>,
     live: Option<&live::LiveIam>,
 ) -> admission::Decision {
-    let tree = Node::from(object);
     let mut req = Request {
         operation: Operation::Create,
         group: &meta.group,
@@ -208,17 +211,24 @@ fn admit(
         kind: &meta.kind,
         namespace: &meta.namespace,
         name: &meta.name,
-        object: Some(&tree),
+        object: Some(tree),
         old_object: None,
         sub_resource: None,
     };
     let mutated = admission::mutate(rules, &req);
-    let patched = mutation::apply(object, &mutated.patch).unwrap_or_else(|_| object.clone());
-    let patched = Node::from(&patched);
-    req.object = Some(&patched);
+    // Without a patch the object validated is the one read (no copy, no second tree).
+    let (patched_value, patched_tree);
+    let patched = if mutated.patch.is_empty() {
+        tree
+    } else {
+        patched_value = mutation::apply(object, &mutated.patch).unwrap_or_else(|_| object.clone());
+        patched_tree = Node::from(&patched_value);
+        &patched_tree
+    };
+    req.object = Some(patched);
     let facts = live.map_or_else(Facts::none, |l| {
         let kind = (meta.group.as_str(), meta.kind.as_str());
-        l.facts(rules, kind, (&meta.namespace, &meta.name), &patched)
+        l.facts(rules, kind, (&meta.namespace, &meta.name), patched)
     });
     let validated = admission::validate_with(rules, &req, &facts);
     merge(mutated, validated)
