@@ -81,16 +81,17 @@ probe_says() {
 # The probe Ingress is outside team-1's domains: zoneguard denies it, the null webhook admits it
 # and counts it, and without webhooks it is created.
 zoneguard_called() { probe_says 'denied the request'; }
-null_called() {
-  local before
+# created_with_null COUNTED: the probe was created, and the null webhook counted it (yes) or
+# did not (no).
+created_with_null() {
+  local before counted=no
   before="$(null_count)"
-  probe_says 'created (server dry run)' && [[ "$(null_count)" != "$before" ]]
+  probe_says 'created (server dry run)' || return 1
+  [[ "$(null_count)" != "$before" ]] && counted=yes
+  [[ "$counted" == "$1" ]]
 }
-none_called() {
-  local before
-  before="$(null_count)"
-  probe_says 'created (server dry run)' && [[ "$(null_count)" == "$before" ]]
-}
+null_called() { created_with_null yes; }
+none_called() { created_with_null no; }
 # await CHECK PROBLEM: polls CHECK until it succeeds (dies with PROBLEM after 30 s).
 await() {
   local _

@@ -118,20 +118,21 @@ fn check_objects(
             });
             continue;
         }
-        // The checks read the object as a tree, built once for the test below and the checks.
-        let tree = Node::from(&object.value);
-        let checked = Kind::of(&meta.group, &meta.kind).is_some()
-            || (meta.group.is_empty()
-                && meta.kind == "ConfigMap"
-                && admission::is_rules_configmap(&tree));
-        if !checked {
+        // The checks read the object as a tree: built once, and only for the kinds checked and
+        // the ConfigMaps that may hold rules.
+        let known = Kind::of(&meta.group, &meta.kind).is_some();
+        let may_hold_rules = meta.group.is_empty() && meta.kind == "ConfigMap";
+        let tree = (known || may_hold_rules)
+            .then(|| Node::from(&object.value))
+            .filter(|tree| known || admission::is_rules_configmap(tree));
+        let Some(tree) = tree else {
             outcome.skipped.push(Skipped {
                 file: object.file.clone(),
                 kind: meta.kind,
                 name: meta.name,
             });
             continue;
-        }
+        };
         let decision = admit(rules, &meta, &object.value, &tree, live);
         outcome.results.push(Checked {
             file: object.file.clone(),

@@ -196,24 +196,16 @@ fn policies_grant(
     ask: &impl Fn(&[Named<'_>]) -> PermissionOutcome,
     out: &mut Findings,
 ) -> bool {
-    let named: Vec<Named<'_>> = policies
-        .iter()
-        .filter_map(|p| {
-            p.document.as_ref().ok().map(|policy| Named {
+    let (mut named, mut unreadable) = (Vec::new(), Vec::new());
+    for p in policies {
+        match &p.document {
+            Ok(policy) => named.push(Named {
                 name: &p.name,
                 policy,
-            })
-        })
-        .collect();
-    let unreadable: Vec<String> = policies
-        .iter()
-        .filter_map(|p| {
-            p.document
-                .as_ref()
-                .err()
-                .map(|e| format!("{}: {e}", p.name))
-        })
-        .collect();
+            }),
+            Err(e) => unreadable.push(format!("{}: {e}", p.name)),
+        }
+    }
     let outcome = ask(&named);
     let granted = matches!(
         outcome,
