@@ -21,7 +21,8 @@
 #   ZONEGUARD_GATEWAY_API_VERSION   sigs.k8s.io/gateway-api        (default v1.6.1)
 #
 # Go builds run under `nice -n 10` with -trimpath and stripped symbols: the
-# build machine is small and usually compiles Rust at the same time.
+# build machine is small and usually compiles Rust at the same time. They use a
+# scratch Go build and module cache, removed when the script ends.
 set -euo pipefail
 
 K8S_VERSION="${ZONEGUARD_K8S_VERSION:-v1.34.4}"
@@ -36,6 +37,17 @@ CRD_DIR="${TOOLS_DIR}/crds"
 # The staging modules (k8s.io/api, k8s.io/apiserver, ...) are published as
 # v0.<minor>.<patch> for Kubernetes v1.<minor>.<patch>.
 STAGING_VERSION="v0.${K8S_VERSION#v1.}"
+
+# A cold build fills several GB of Go build and module cache that nothing reads once the
+# binaries are cached, so the builds use a scratch cache under TOOLS_DIR, removed on exit.
+SCRATCH="$TOOLS_DIR/go-scratch"
+export GOCACHE="$SCRATCH/build" GOMODCACHE="$SCRATCH/mod"
+drop_scratch() {
+  [[ -d "$SCRATCH" ]] || return 0
+  go clean -modcache >/dev/null 2>&1 || true
+  rm -rf "$SCRATCH"
+}
+trap drop_scratch EXIT
 
 export GOFLAGS="${GOFLAGS:--buildvcs=false}"
 export GOTOOLCHAIN="${GOTOOLCHAIN:-local}"
