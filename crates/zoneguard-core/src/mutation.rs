@@ -2,6 +2,7 @@
 
 use crate::annotation;
 use crate::rules::{InjectRule, RuleSet};
+use crate::source;
 use crate::tree::{Node, Object};
 use json_patch::jsonptr::PointerBuf;
 use json_patch::{AddOperation, PatchOperation};
@@ -174,9 +175,10 @@ pub fn to_patch(object: &Node<'_>, injections: &[Injection]) -> Vec<AddOp> {
 }
 
 /// The object's annotations with the injections added, in an object that holds nothing else
-/// but `spec.type` and `spec.clusterIP`: all the rules read to judge an injected value (its
-/// hostname, TTL or source annotation) and whether a Service publishes it. Without the last
-/// two every Service would read as ClusterIP, and judging its hostname would write a warning.
+/// but the Service `spec` fields of [`source::SERVICE_SPEC_FIELDS`]: all the rules read to
+/// judge an injected value (its hostname, TTL or source annotation) and whether a Service
+/// publishes it. Without those every Service would read as ClusterIP, and judging its hostname
+/// would write a warning.
 pub fn annotations_after<'a>(object: &Node<'a>, injections: &'a [Injection]) -> Node<'a> {
     let mut annotations = annotation::map(object).cloned().unwrap_or_default();
     for i in injections {
@@ -190,7 +192,7 @@ pub fn annotations_after<'a>(object: &Node<'a>, injections: &'a [Injection]) -> 
     )]);
     let mut members = vec![(Cow::Borrowed("metadata"), metadata)];
     let spec = object.get("spec");
-    let publishing: Vec<_> = ["type", "clusterIP"]
+    let publishing: Vec<_> = source::SERVICE_SPEC_FIELDS
         .into_iter()
         .filter_map(|key| Some((Cow::Borrowed(key), spec?.get(key)?.clone())))
         .collect();

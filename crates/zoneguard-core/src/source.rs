@@ -265,16 +265,19 @@ fn hostname_source(
     None
 }
 
+/// The `spec` fields that decide whether a Service publishes its hostname annotation; the
+/// re-judge of injected annotations (`mutation::annotations_after`) keeps exactly these.
+pub const SERVICE_SPEC_FIELDS: [&str; 2] = ["type", "clusterIP"];
+
 fn service(rules: &RuleSet, object: &Node<'_>, out: &mut Extracted) {
     if rules.sources.ignore_hostname_annotation {
         return;
     }
     let spec = object.get("spec");
-    let ty = spec
-        .and_then(|s| s.get("type"))
-        .and_then(Node::as_str)
-        .unwrap_or("ClusterIP");
-    let headless = spec.and_then(|s| s.get("clusterIP")).and_then(Node::as_str) == Some("None");
+    let [ty, cluster_ip] =
+        SERVICE_SPEC_FIELDS.map(|key| spec.and_then(|s| s.get(key)).and_then(Node::as_str));
+    let ty = ty.unwrap_or("ClusterIP");
+    let headless = cluster_ip == Some("None");
     for prefix in annotation::prefixes(rules) {
         if annotation::get_prefixed(object, prefix, "hostname").is_some()
             && ty == "ClusterIP"

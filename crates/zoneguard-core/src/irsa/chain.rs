@@ -26,239 +26,247 @@ pub(super) fn check(rules: &RuleSet, facts: &Facts, s: &Subject<'_>, out: &mut F
         arn: &caller_arn,
     };
     for chain in chains {
-        target_side(rules, facts, s, &caller, &chain.assumes, out);
-        permission_side(rules, facts, s, &caller, &chain.assumes, out);
+        let hop = Hop {
+            rules,
+            facts,
+            s,
+            caller: &caller,
+            target: &chain.assumes,
+        };
+        hop.target_side(out);
+        hop.permission_side(out);
     }
 }
 
-/// The target's trust policy: from the rules, else from IAM.
-fn target_policy<'a>(
+/// One hop of a chain: the ServiceAccount's IRSA role (`caller`) assuming `target`, with what
+/// the check knows about both.
+struct Hop<'a> {
     rules: &'a RuleSet,
     facts: &'a Facts,
-    s: &Subject<'_>,
-    target: &RoleArn,
-    out: &mut Findings,
-) -> Option<&'a TrustPolicy> {
-    if let Some(policy) = rules.irsa.trust_policies.get(&target.arn()) {
-        return Some(policy);
-    }
-    let verdict = rules.irsa.unknown_role;
-    let head = format!(
-        "{}: cannot verify the role chain to {target} (irsa.chains), target side",
-        s.at()
-    );
-    if !s.live {
-        let text = format!(
-            "{head}: its trust policy is not under irsa.trustPolicies and irsa.source is static"
-        );
-        unknown(verdict, s, text, out);
-        return None;
-    }
-    match facts.role(target) {
-        None => unknown(
-            verdict,
-            s,
-            format!("{head}: this check ran without reading IAM"),
-            out,
-        ),
-        Some(Lookup::Unavailable(why)) => unknown(
-            verdict,
-            s,
-            format!("{head}: zoneguard could not read the role from IAM ({why})"),
-            out,
-        ),
-        Some(Lookup::NotFound(_)) => {
-            let message = format!("{}: the role chain to {target} (irsa.chains) is broken on the target side: role {} does not exist in account {}; create it or fix irsa.chains", s.at(), target.name, target.account);
-            out.violations
-                .push(s.violation(Reason::RoleNotTrusted, message));
+    s: &'a Subject<'a>,
+    caller: &'a RoleCaller<'a>,
+    target: &'a RoleArn,
+}
+
+impl<'a> Hop<'a> {
+    /// The target's trust policy: from the rules, else from IAM.
+    fn target_policy(&self, out: &mut Findings) -> Option<&'a TrustPolicy> {
+        let (s, target) = (self.s, self.target);
+        if let Some(policy) = self.rules.irsa.trust_policies.get(&target.arn()) {
+            return Some(policy);
         }
-        Some(Lookup::Found(role)) => match &role.trust_policy {
-            Ok(policy) => return Some(policy),
-            Err(e) => unknown(
+        let verdict = self.rules.irsa.unknown_role;
+        let head = format!(
+            "{}: cannot verify the role chain to {target} (irsa.chains), target side",
+            s.at()
+        );
+        if !s.live {
+            let text = format!(
+                "{head}: its trust policy is not under irsa.trustPolicies and irsa.source is static"
+            );
+            unknown(verdict, s, text, out);
+            return None;
+        }
+        match self.facts.role(target) {
+            None => unknown(
                 verdict,
                 s,
-                format!("{head}: IAM returned a trust policy zoneguard cannot read ({e})"),
+                format!("{head}: this check ran without reading IAM"),
                 out,
             ),
-        },
-    }
-    None
-}
-
-fn target_side(
-    rules: &RuleSet,
-    facts: &Facts,
-    s: &Subject<'_>,
-    caller: &RoleCaller<'_>,
-    target: &RoleArn,
-    out: &mut Findings,
-) {
-    let Some(policy) = target_policy(rules, facts, s, target, out) else {
-        return;
-    };
-    match evaluate_assume_role(policy, caller, target) {
-        TrustVerdict::Allowed => {}
-        TrustVerdict::Denied(miss) => {
-            let mut message = format!("{}: the role chain to {target} (irsa.chains) is broken on the target side: the trust policy of {target} does not let {} call {ASSUME_ROLE_ACTION}: {}", s.at(), caller.arn, miss.explanation);
-            if let Some(statement) = miss.suggested_statement {
-                message.push_str(&format!(
-                    "\n  add this statement to the trust policy of {target}: {statement}"
-                ));
+            Some(Lookup::Unavailable(why)) => unknown(
+                verdict,
+                s,
+                format!("{head}: zoneguard could not read the role from IAM ({why})"),
+                out,
+            ),
+            Some(Lookup::NotFound(_)) => {
+                let message = format!("{}: the role chain to {target} (irsa.chains) is broken on the target side: role {} does not exist in account {}; create it or fix irsa.chains", s.at(), target.name, target.account);
+                out.violations
+                    .push(s.violation(Reason::RoleNotTrusted, message));
             }
-            out.violations
-                .push(s.violation(Reason::RoleNotTrusted, message));
+            Some(Lookup::Found(role)) => match &role.trust_policy {
+                Ok(policy) => return Some(policy),
+                Err(e) => unknown(
+                    verdict,
+                    s,
+                    format!("{head}: IAM returned a trust policy zoneguard cannot read ({e})"),
+                    out,
+                ),
+            },
         }
-        TrustVerdict::Unverifiable(why) => out.warnings.push(format!(
-            "{}: zoneguard cannot verify the role chain to {target}, target side ({}): {why}",
-            s.at(),
-            Reason::RoleUnverifiable
-        )),
+        None
     }
-}
 
-/// The IRSA role's side of the hop: its permission policies allow `sts:AssumeRole` on
-/// `target`, and no permissions boundary takes that away.
-fn permission_side(
-    rules: &RuleSet,
-    facts: &Facts,
-    s: &Subject<'_>,
-    caller: &RoleCaller<'_>,
-    target: &RoleArn,
-    out: &mut Findings,
-) {
-    let Some(policies) = permission_policies(rules, facts, s, caller, target, out) else {
-        return;
-    };
-    let (boundaries, policies): (Vec<&NamedPolicy>, Vec<&NamedPolicy>) =
-        policies.iter().partition(|p| p.boundary);
-    let (context, target_text) = (caller.context(&target.account), target.arn());
-    let ask = |named: &[Named<'_>]| {
-        evaluate_permissions(named, ASSUME_ROLE_ACTION, &target_text, &context)
-    };
-    if !policies_grant(rules, s, caller, target, &policies, &ask, out) {
-        return;
-    }
-    // A permissions boundary grants nothing: it caps what the policies above allow.
-    for boundary in boundaries {
-        let name = &boundary.name;
-        match &boundary.document {
-            Ok(policy) => {
-                let outcome = ask(&[Named { name, policy }]);
-                report_boundary(s, caller, target, name, outcome, out);
+    fn target_side(&self, out: &mut Findings) {
+        let Some(policy) = self.target_policy(out) else {
+            return;
+        };
+        let (s, caller, target) = (self.s, self.caller, self.target);
+        match evaluate_assume_role(policy, caller, target) {
+            TrustVerdict::Allowed => {}
+            TrustVerdict::Denied(miss) => {
+                let mut message = format!("{}: the role chain to {target} (irsa.chains) is broken on the target side: the trust policy of {target} does not let {} call {ASSUME_ROLE_ACTION}: {}", s.at(), caller.arn, miss.explanation);
+                if let Some(statement) = miss.suggested_statement {
+                    message.push_str(&format!(
+                        "\n  add this statement to the trust policy of {target}: {statement}"
+                    ));
+                }
+                out.violations
+                    .push(s.violation(Reason::RoleNotTrusted, message));
             }
-            Err(e) => {
-                let why = format!("IAM returned a {name} zoneguard cannot read ({e})");
-                permission_unknown(rules, s, target, &why, out);
-            }
+            TrustVerdict::Unverifiable(why) => out.warnings.push(format!(
+                "{}: zoneguard cannot verify the role chain to {target}, target side ({}): {why}",
+                s.at(),
+                Reason::RoleUnverifiable
+            )),
         }
     }
-}
 
-/// The IRSA role's permission policies as IAM gave them. `None` when there are none to
-/// evaluate: a static check, an IRSA role IAM does not have (the ServiceAccount's own trust
-/// check reports that), or IAM not read (reported in `out`).
-fn permission_policies<'a>(
-    rules: &RuleSet,
-    facts: &'a Facts,
-    s: &Subject<'_>,
-    caller: &RoleCaller<'_>,
-    target: &RoleArn,
-    out: &mut Findings,
-) -> Option<&'a [NamedPolicy]> {
-    if !s.live {
-        return None;
-    }
-    let why = match facts.permissions_of(&s.role) {
-        Some(Lookup::Found(policies)) => return Some(policies),
-        Some(Lookup::NotFound(_)) => return None,
-        None => format!(
-            "this check ran without reading the permission policies of {} from IAM",
-            caller.arn
-        ),
-        Some(Lookup::Unavailable(why)) => format!(
-            "zoneguard could not read the permission policies of {} from IAM ({why})",
-            caller.arn
-        ),
-    };
-    permission_unknown(rules, s, target, &why, out);
-    None
-}
-
-/// Evaluates the IRSA role's own permission policies and reports what they say. True when
-/// they grant the assume (or may, on a condition known only at run time): the boundaries are
-/// checked next.
-fn policies_grant(
-    rules: &RuleSet,
-    s: &Subject<'_>,
-    caller: &RoleCaller<'_>,
-    target: &RoleArn,
-    policies: &[&NamedPolicy],
-    ask: &impl Fn(&[Named<'_>]) -> PermissionOutcome,
-    out: &mut Findings,
-) -> bool {
-    let (mut named, mut unreadable) = (Vec::new(), Vec::new());
-    for p in policies {
-        match &p.document {
-            Ok(policy) => named.push(Named {
-                name: &p.name,
-                policy,
-            }),
-            Err(e) => unreadable.push(format!("{}: {e}", p.name)),
+    /// The IRSA role's side of the hop: its permission policies allow `sts:AssumeRole` on
+    /// `target`, and no permissions boundary takes that away.
+    fn permission_side(&self, out: &mut Findings) {
+        let Some(policies) = self.permission_policies(out) else {
+            return;
+        };
+        let (boundaries, policies): (Vec<&NamedPolicy>, Vec<&NamedPolicy>) =
+            policies.iter().partition(|p| p.boundary);
+        let (context, target_text) = (self.caller.context(&self.target.account), self.target.arn());
+        let ask = |named: &[Named<'_>]| {
+            evaluate_permissions(named, ASSUME_ROLE_ACTION, &target_text, &context)
+        };
+        if !self.policies_grant(&policies, &ask, out) {
+            return;
+        }
+        // A permissions boundary grants nothing: it caps what the policies above allow.
+        for boundary in boundaries {
+            let name = &boundary.name;
+            match &boundary.document {
+                Ok(policy) => {
+                    let outcome = ask(&[Named { name, policy }]);
+                    self.report_boundary(name, outcome, out);
+                }
+                Err(e) => {
+                    let why = format!("IAM returned a {name} zoneguard cannot read ({e})");
+                    self.permission_unknown(&why, out);
+                }
+            }
         }
     }
-    let outcome = ask(&named);
-    let granted = matches!(
-        outcome,
-        PermissionOutcome::Allowed(_) | PermissionOutcome::Unverifiable { .. }
-    );
-    // A policy zoneguard cannot read could hold a Deny: only an explicit Deny or an Allow
-    // among the readable ones is an answer then.
-    if unreadable.is_empty() || matches!(outcome, PermissionOutcome::ExplicitDeny(_)) {
-        let names: Vec<&str> = policies.iter().map(|p| p.name.as_str()).collect();
-        report_permissions(s, caller, target, &names, outcome, out);
-    } else if !matches!(outcome, PermissionOutcome::Allowed(_)) {
-        let why = format!(
-            "IAM returned permission policies zoneguard cannot read ({})",
-            unreadable.join("; ")
+
+    /// The IRSA role's permission policies as IAM gave them. `None` when there are none to
+    /// evaluate: a static check, an IRSA role IAM does not have (the ServiceAccount's own
+    /// trust check reports that), or IAM not read (reported in `out`).
+    fn permission_policies(&self, out: &mut Findings) -> Option<&'a [NamedPolicy]> {
+        if !self.s.live {
+            return None;
+        }
+        let arn = self.caller.arn;
+        let why = match self.facts.permissions_of(&self.s.role) {
+            Some(Lookup::Found(policies)) => return Some(policies),
+            Some(Lookup::NotFound(_)) => return None,
+            None => {
+                format!("this check ran without reading the permission policies of {arn} from IAM")
+            }
+            Some(Lookup::Unavailable(why)) => format!(
+                "zoneguard could not read the permission policies of {arn} from IAM ({why})"
+            ),
+        };
+        self.permission_unknown(&why, out);
+        None
+    }
+
+    /// Evaluates the IRSA role's own permission policies and reports what they say. True
+    /// when they grant the assume (or may, on a condition known only at run time): the
+    /// boundaries are checked next.
+    fn policies_grant(
+        &self,
+        policies: &[&NamedPolicy],
+        ask: &impl Fn(&[Named<'_>]) -> PermissionOutcome,
+        out: &mut Findings,
+    ) -> bool {
+        let (mut named, mut unreadable) = (Vec::new(), Vec::new());
+        for p in policies {
+            match &p.document {
+                Ok(policy) => named.push(Named {
+                    name: &p.name,
+                    policy,
+                }),
+                Err(e) => unreadable.push(format!("{}: {e}", p.name)),
+            }
+        }
+        let outcome = ask(&named);
+        let granted = matches!(
+            outcome,
+            PermissionOutcome::Allowed(_) | PermissionOutcome::Unverifiable { .. }
         );
-        permission_unknown(rules, s, target, &why, out);
-        return false;
-    }
-    granted
-}
-
-/// Reports that the IRSA role's side of the chain to `target` cannot be verified, and why.
-fn permission_unknown(
-    rules: &RuleSet,
-    s: &Subject<'_>,
-    target: &RoleArn,
-    why: &str,
-    out: &mut Findings,
-) {
-    let text = format!(
-        "{}: cannot verify the role chain to {target} (irsa.chains), IRSA role side: {why}",
-        s.at()
-    );
-    unknown(rules.irsa.unknown_role, s, text, out);
-}
-
-/// What the IRSA role's permissions boundary `name` says about assuming `target`.
-fn report_boundary(
-    s: &Subject<'_>,
-    caller: &RoleCaller<'_>,
-    target: &RoleArn,
-    name: &str,
-    outcome: PermissionOutcome,
-    out: &mut Findings,
-) {
-    match outcome {
-        PermissionOutcome::ImplicitDeny => {
-            let message = format!("{}: the role chain to {target} (irsa.chains) is broken on the IRSA role's side: its {name} does not allow {ASSUME_ROLE_ACTION} on {target}, and a permissions boundary caps what the role's policies allow\n  add this statement to the boundary policy (or set a boundary that has it on {}): {}", s.at(), caller.arn, allow_statement(target));
-            out.violations
-                .push(s.violation(Reason::RoleNotTrusted, message));
+        // A policy zoneguard cannot read could hold a Deny: only an explicit Deny or an Allow
+        // among the readable ones is an answer then.
+        if unreadable.is_empty() || matches!(outcome, PermissionOutcome::ExplicitDeny(_)) {
+            let names: Vec<&str> = policies.iter().map(|p| p.name.as_str()).collect();
+            self.report_permissions(&names, outcome, out);
+        } else if !matches!(outcome, PermissionOutcome::Allowed(_)) {
+            let why = format!(
+                "IAM returned permission policies zoneguard cannot read ({})",
+                unreadable.join("; ")
+            );
+            self.permission_unknown(&why, out);
+            return false;
         }
-        // An explicit Deny or an unverifiable condition reads as in any other policy.
-        other => report_permissions(s, caller, target, &[], other, out),
+        granted
+    }
+
+    /// Reports that the IRSA role's side of the chain cannot be verified, and why.
+    fn permission_unknown(&self, why: &str, out: &mut Findings) {
+        let text = format!(
+            "{}: cannot verify the role chain to {} (irsa.chains), IRSA role side: {why}",
+            self.s.at(),
+            self.target
+        );
+        unknown(self.rules.irsa.unknown_role, self.s, text, out);
+    }
+
+    /// What the IRSA role's permissions boundary `name` says about assuming `target`.
+    fn report_boundary(&self, name: &str, outcome: PermissionOutcome, out: &mut Findings) {
+        let (s, caller, target) = (self.s, self.caller, self.target);
+        match outcome {
+            PermissionOutcome::ImplicitDeny => {
+                let message = format!("{}: the role chain to {target} (irsa.chains) is broken on the IRSA role's side: its {name} does not allow {ASSUME_ROLE_ACTION} on {target}, and a permissions boundary caps what the role's policies allow\n  add this statement to the boundary policy (or set a boundary that has it on {}): {}", s.at(), caller.arn, allow_statement(target));
+                out.violations
+                    .push(s.violation(Reason::RoleNotTrusted, message));
+            }
+            // An explicit Deny or an unverifiable condition reads as in any other policy.
+            other => self.report_permissions(&[], other, out),
+        }
+    }
+
+    /// What the IRSA role's own permission policies say about assuming `target`.
+    fn report_permissions(&self, names: &[&str], outcome: PermissionOutcome, out: &mut Findings) {
+        let (s, caller, target) = (self.s, self.caller, self.target);
+        match outcome {
+            PermissionOutcome::Allowed(_) => {}
+            PermissionOutcome::ImplicitDeny => {
+                let has = if names.is_empty() {
+                    "it has no permission policies".to_string()
+                } else {
+                    format!("it has {}", names.join(", "))
+                };
+                let statement = allow_statement(target);
+                let message = format!("{}: the role chain to {target} (irsa.chains) is broken on the IRSA role's side: no permission policy of {} allows {ASSUME_ROLE_ACTION} on {target} ({has})\n  attach a policy with this statement to {}: {statement}", s.at(), caller.arn, caller.arn);
+                out.violations.push(s.violation(Reason::RoleNotTrusted, message));
+            }
+            PermissionOutcome::ExplicitDeny(at) => {
+                let message = format!("{}: the role chain to {target} (irsa.chains) is broken on the IRSA role's side: {} of {} denies {ASSUME_ROLE_ACTION} on {target} ({}); remove or narrow that Deny", s.at(), at.statement, at.policy, caller.arn);
+                out.violations.push(s.violation(Reason::RoleNotTrusted, message));
+            }
+            PermissionOutcome::Unverifiable { at, key, .. } => out.warnings.push(format!(
+                "{}: zoneguard cannot verify the role chain to {target}, IRSA role side ({}): {} of {} tests `{key}`, which is known only when the role is assumed",
+                s.at(),
+                Reason::RoleUnverifiable,
+                at.statement,
+                at.policy
+            )),
+        }
     }
 }
 
@@ -268,39 +276,4 @@ fn allow_statement(target: &RoleArn) -> String {
         r#"{{"Effect":"Allow","Action":"{ASSUME_ROLE_ACTION}","Resource":{}}}"#,
         serde_json::to_string(&target.to_string()).unwrap_or_default()
     )
-}
-
-/// What the IRSA role's own permission policies say about assuming `target`.
-fn report_permissions(
-    s: &Subject<'_>,
-    caller: &RoleCaller<'_>,
-    target: &RoleArn,
-    names: &[&str],
-    outcome: PermissionOutcome,
-    out: &mut Findings,
-) {
-    match outcome {
-        PermissionOutcome::Allowed(_) => {}
-        PermissionOutcome::ImplicitDeny => {
-            let has = if names.is_empty() {
-                "it has no permission policies".to_string()
-            } else {
-                format!("it has {}", names.join(", "))
-            };
-            let statement = allow_statement(target);
-            let message = format!("{}: the role chain to {target} (irsa.chains) is broken on the IRSA role's side: no permission policy of {} allows {ASSUME_ROLE_ACTION} on {target} ({has})\n  attach a policy with this statement to {}: {statement}", s.at(), caller.arn, caller.arn);
-            out.violations.push(s.violation(Reason::RoleNotTrusted, message));
-        }
-        PermissionOutcome::ExplicitDeny(at) => {
-            let message = format!("{}: the role chain to {target} (irsa.chains) is broken on the IRSA role's side: {} of {} denies {ASSUME_ROLE_ACTION} on {target} ({}); remove or narrow that Deny", s.at(), at.statement, at.policy, caller.arn);
-            out.violations.push(s.violation(Reason::RoleNotTrusted, message));
-        }
-        PermissionOutcome::Unverifiable { at, key, .. } => out.warnings.push(format!(
-            "{}: zoneguard cannot verify the role chain to {target}, IRSA role side ({}): {} of {} tests `{key}`, which is known only when the role is assumed",
-            s.at(),
-            Reason::RoleUnverifiable,
-            at.statement,
-            at.policy
-        )),
-    }
 }
