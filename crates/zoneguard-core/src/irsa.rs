@@ -12,6 +12,7 @@ use crate::rules::{IrsaSource, RuleSet, UnknownRole};
 use crate::tree::Node;
 use crate::trust::{self, TrustPolicy, TrustVerdict, WebIdentity};
 use crate::verdict::{Reason, Violation};
+use std::fmt::Arguments;
 
 pub use facts::{Facts, IamRole, Lookup, NamedPolicy, OidcProvider};
 
@@ -50,6 +51,36 @@ impl Subject<'_> {
     /// `metadata.annotations[…] "arn…"`: the prefix of every message.
     fn at(&self) -> At<'_> {
         At(self.arn_text)
+    }
+
+    /// Reports a trust policy's answer: a denial as a violation, `denied` before the policy's
+    /// own explanation and `fix` introducing the statement that would admit the caller; an
+    /// unverifiable condition as a warning that `what` cannot be verified. The wording is
+    /// formatted only when there is something to report.
+    fn report_trust(
+        &self,
+        verdict: TrustVerdict,
+        denied: Arguments<'_>,
+        fix: Arguments<'_>,
+        what: Arguments<'_>,
+        out: &mut Findings,
+    ) {
+        match verdict {
+            TrustVerdict::Allowed => {}
+            TrustVerdict::Denied(miss) => {
+                let mut message = format!("{}: {denied}{}", self.at(), miss.explanation);
+                if let Some(statement) = miss.suggested_statement {
+                    message.push_str(&format!("\n  {fix}: {statement}"));
+                }
+                out.violations
+                    .push(self.violation(Reason::RoleNotTrusted, message));
+            }
+            TrustVerdict::Unverifiable(why) => out.warnings.push(format!(
+                "{}: zoneguard cannot verify {what} ({}): {why}",
+                self.at(),
+                Reason::RoleUnverifiable
+            )),
+        }
     }
 
     fn violation(&self, reason: Reason, message: String) -> Violation {
@@ -209,24 +240,13 @@ fn web_identity(
         service_account: s.name,
         audience,
     };
-    match trust::evaluate_web_identity(policy, &who) {
-        TrustVerdict::Allowed => {}
-        TrustVerdict::Denied(miss) => {
-            let mut message = format!("{}: {}", s.at(), miss.explanation);
-            if let Some(statement) = miss.suggested_statement {
-                message.push_str(&format!(
-                    "\n  a trust-policy statement that would admit it: {statement}"
-                ));
-            }
-            out.violations
-                .push(s.violation(Reason::RoleNotTrusted, message));
-        }
-        TrustVerdict::Unverifiable(why) => out.warnings.push(format!(
-            "{}: zoneguard cannot verify the role's trust policy ({}): {why}",
-            s.at(),
-            Reason::RoleUnverifiable
-        )),
-    }
+    s.report_trust(
+        trust::evaluate_web_identity(policy, &who),
+        format_args!(""),
+        format_args!("a trust-policy statement that would admit it"),
+        format_args!("the role's trust policy"),
+        out,
+    );
     provider::check(rules, facts, s, &who, out);
 }
 

@@ -8,7 +8,7 @@ use crate::arn::RoleArn;
 use crate::rules::RuleSet;
 use crate::trust::assume::{evaluate_assume_role, RoleCaller, ASSUME_ROLE_ACTION};
 use crate::trust::permission::{evaluate_permissions, Named, PermissionOutcome};
-use crate::trust::{TrustPolicy, TrustVerdict};
+use crate::trust::TrustPolicy;
 use crate::verdict::Reason;
 
 pub(super) fn check(rules: &RuleSet, facts: &Facts, s: &Subject<'_>, out: &mut Findings) {
@@ -103,24 +103,13 @@ impl<'a> Hop<'a> {
             return;
         };
         let (s, caller, target) = (self.s, self.caller, self.target);
-        match evaluate_assume_role(policy, caller, target) {
-            TrustVerdict::Allowed => {}
-            TrustVerdict::Denied(miss) => {
-                let mut message = format!("{}: the role chain to {target} (irsa.chains) is broken on the target side: the trust policy of {target} does not let {} call {ASSUME_ROLE_ACTION}: {}", s.at(), caller.arn, miss.explanation);
-                if let Some(statement) = miss.suggested_statement {
-                    message.push_str(&format!(
-                        "\n  add this statement to the trust policy of {target}: {statement}"
-                    ));
-                }
-                out.violations
-                    .push(s.violation(Reason::RoleNotTrusted, message));
-            }
-            TrustVerdict::Unverifiable(why) => out.warnings.push(format!(
-                "{}: zoneguard cannot verify the role chain to {target}, target side ({}): {why}",
-                s.at(),
-                Reason::RoleUnverifiable
-            )),
-        }
+        s.report_trust(
+            evaluate_assume_role(policy, caller, target),
+            format_args!("the role chain to {target} (irsa.chains) is broken on the target side: the trust policy of {target} does not let {} call {ASSUME_ROLE_ACTION}: ", caller.arn),
+            format_args!("add this statement to the trust policy of {target}"),
+            format_args!("the role chain to {target}, target side"),
+            out,
+        );
     }
 
     /// The IRSA role's side of the hop: its permission policies allow `sts:AssumeRole` on

@@ -479,3 +479,59 @@ fn chains_apply_only_to_their_service_account() {
         "{f:?}"
     );
 }
+
+/// The target's trust policy, `statement` its only statement.
+fn with_target_trust(mut facts: Facts, statement: serde_json::Value) -> Facts {
+    let trust = json!({"Version": "2012-10-17", "Statement": statement});
+    facts.insert_role(
+        &arn(TARGET),
+        Lookup::Found(IamRole::from_get_role(TARGET, &trust.to_string())),
+    );
+    facts
+}
+
+#[test]
+fn both_trust_checks_word_a_denial_and_an_unverifiable_condition_in_full() {
+    let at = format!("{}: ", At(ROLE));
+    let statement = "\n  a trust-policy statement that would admit it: {";
+    let role = Lookup::Found(IamRole::from_get_role(
+        ROLE,
+        &web_identity_policy("system:serviceaccount:other:other"),
+    ));
+    let f = run(&rules(""), &facts_with_role(role));
+    let m = &f.violations[0].message;
+    assert!(m.starts_with(&at) && m.contains(statement), "{m}");
+    let on_source_ip = json!({"Version": "2012-10-17", "Statement": {"Effect": "Allow",
+        "Principal": {"Federated": PROVIDER}, "Action": "sts:AssumeRoleWithWebIdentity",
+        "Condition": {"IpAddress": {"aws:SourceIp": "10.0.0.0/8"}}}});
+    let role = Lookup::Found(IamRole::from_get_role(ROLE, &on_source_ip.to_string()));
+    let f = run(&rules(""), &facts_with_role(role));
+    let want = format!(
+        "{at}zoneguard cannot verify the role's trust policy ({}): ",
+        Reason::RoleUnverifiable
+    );
+    assert!(f.warnings[0].starts_with(&want), "{f:?}");
+
+    let broken = format!("{at}the role chain to {TARGET} (irsa.chains) is broken on the target side: the trust policy of {TARGET} does not let {ROLE} call sts:AssumeRole: ");
+    let statement = format!("\n  add this statement to the trust policy of {TARGET}: {{");
+    let other = json!({"Effect": "Allow", "Principal": {"AWS": "arn:aws:iam::111122223333:role/other"}, "Action": "sts:AssumeRole"});
+    let f = run(
+        &chain_rules(""),
+        &with_target_trust(chain_facts(ROLE, allow_assume(TARGET)), other),
+    );
+    let m = &f.violations[0].message;
+    assert!(m.starts_with(&broken) && m.contains(&statement), "{m}");
+
+    let on_source_ip = json!({"Effect": "Allow", "Principal": {"AWS": ROLE}, "Action": "sts:AssumeRole",
+        "Condition": {"IpAddress": {"aws:SourceIp": "10.0.0.0/8"}}});
+    let f = run(
+        &chain_rules(""),
+        &with_target_trust(chain_facts(ROLE, allow_assume(TARGET)), on_source_ip),
+    );
+    let want = format!(
+        "{at}zoneguard cannot verify the role chain to {TARGET}, target side ({}): ",
+        Reason::RoleUnverifiable
+    );
+    assert!(f.violations.is_empty(), "{f:?}");
+    assert!(f.warnings[0].starts_with(&want), "{f:?}");
+}
