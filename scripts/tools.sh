@@ -75,7 +75,9 @@ gobuild() {
   # gobuild <module dir> <output dir> <extra ldflags> <package>...
   local dir="$1" out="$2" ldflags="-s -w $3"
   shift 3
-  (cd "$dir" && nice -n 10 go build -trimpath -ldflags="$ldflags" -o "$out/" "$@")
+  # No DWARF in the package archives either: the link strips it (-w), and without it the
+  # build cache and work directory of a cold build are a fifth smaller.
+  (cd "$dir" && nice -n 10 go build -trimpath -gcflags=all=-dwarf=false -ldflags="$ldflags" -o "$out/" "$@")
 }
 
 # Bump when the way a tool is built changes, so cached builds are redone.
