@@ -39,7 +39,8 @@ CRD_DIR="${TOOLS_DIR}/crds"
 STAGING_VERSION="v0.${K8S_VERSION#v1.}"
 
 # A cold build fills several GB of Go build and module cache that nothing reads once the
-# binaries are cached, so the builds use a scratch cache under TOOLS_DIR, removed on exit.
+# binaries are cached, so each tool builds in a scratch cache under TOOLS_DIR, removed once it
+# is built (and on exit): the disk holds one tool's build at a time, not all three.
 SCRATCH="$TOOLS_DIR/go-scratch"
 export GOCACHE="$SCRATCH/build" GOMODCACHE="$SCRATCH/mod"
 drop_scratch() {
@@ -147,6 +148,7 @@ EOF
     gobuild "$dir" "$BIN_DIR" "$ldflags" k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kubectl
   stamp kube-apiserver "$K8S_VERSION"
   stamp kubectl "$K8S_VERSION"
+  drop_scratch
 }
 
 build_etcd() {
@@ -173,6 +175,7 @@ EOF
   mv -f "$BIN_DIR/etcd.out/"* "$BIN_DIR/etcd"
   rmdir "$BIN_DIR/etcd.out"
   stamp etcd "$ETCD_VERSION"
+  drop_scratch
 }
 
 build_helm() {
@@ -195,6 +198,7 @@ EOF
   timed "helm ${HELM_VERSION}" \
     gobuild "$dir" "$BIN_DIR" "-X helm.sh/helm/v4/internal/version.version=${HELM_VERSION}" helm.sh/helm/v4/cmd/helm
   stamp helm "$HELM_VERSION"
+  drop_scratch
 }
 
 # module_file MODULE@VERSION PATH: copies the file PATH of that Go module into CRD_DIR.
