@@ -1,10 +1,8 @@
 //! `zoneguard certs`: files, SANs, caBundle, and a webhook serving with them is trusted by a
 //! client that only knows the caBundle and dials the Service name.
 
-mod serve_support;
-
+use crate::serve_support::*;
 use base64::Engine as _;
-use serve_support::*;
 use std::process::Command;
 use x509_parser::extensions::GeneralName;
 use zoneguard::serve::start;

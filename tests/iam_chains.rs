@@ -2,9 +2,7 @@
 //! Route53 role in a DNS account (read through a reader role). Whole, broken on the target
 //! side, broken on the IRSA role's side, broken on both, and unreadable.
 
-mod iam_support;
-
-use iam_support::*;
+use crate::iam_support::*;
 use serde_json::json;
 use zoneguard_core::admission::Decision;
 use zoneguard_core::rules::RuleSet;

@@ -2,9 +2,7 @@
 //! hanging, missing roles, ARN differences, other accounts and readers, OIDC providers, and
 //! `zoneguard check --iam`.
 
-mod iam_support;
-
-use iam_support::*;
+use crate::iam_support::*;
 use std::io::Write;
 use std::time::{Duration, Instant};
 use zoneguard::iam::metrics::Counted;

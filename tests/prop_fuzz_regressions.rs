@@ -2,13 +2,8 @@
 //! fuzzers found, fuzz/regressions/<target>/) through the same checks the fuzz targets make
 //! (fuzz/checks.rs), so every input a fuzzer once tripped on stays a test in `cargo test`.
 
+use crate::checks;
 use std::path::Path;
-
-use zoneguard::serve::review;
-
-#[path = "../fuzz/checks.rs"]
-#[allow(dead_code)]
-mod checks;
 
 fn replay(target: &str, check: fn(&[u8])) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz");

@@ -1,9 +1,7 @@
 //! Admission over real HTTPS against an in-process server: verdicts, messages, patches,
 //! enforcement modes, operations, limits and malformed input.
 
-mod serve_support;
-
-use serve_support::*;
+use crate::serve_support::*;
 
 const DENY: &str = "rules.yaml";
 

@@ -1,10 +1,8 @@
 //! Transport and limits over real HTTPS against an in-process server: HTTP versions, body limit,
 //! malformed input, concurrency limit, timeouts against slow clients, metrics.
 
-mod serve_support;
-
+use crate::serve_support::*;
 use serde_json::json;
-use serve_support::*;
 use std::time::Duration;
 
 const DENY: &str = "rules.yaml";

@@ -1,10 +1,8 @@
 //! The built binary: SIGTERM drain, start-up errors naming the flag, the self-signed default,
 //! environment variables, JSON logs.
 
-mod serve_support;
-
-use serve_support::process::{url, Files, Proc};
-use serve_support::*;
+use crate::serve_support::process::{url, Files, Proc};
+use crate::serve_support::*;
 use std::time::{Duration, Instant};
 
 #[tokio::test(flavor = "multi_thread")]

@@ -1,9 +1,7 @@
 //! Live reloads: serving certificate (in place and by symlink swap) under load, rules files
 //! (valid, invalid, symlink swap), and readiness before the first rules load.
 
-mod serve_support;
-
-use serve_support::*;
+use crate::serve_support::*;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
