@@ -21,8 +21,8 @@
 #   ZONEGUARD_GATEWAY_API_VERSION   sigs.k8s.io/gateway-api        (default v1.6.1)
 #
 # Go builds run under `nice -n 10` with -trimpath and stripped symbols: the
-# build machine is small and usually compiles Rust at the same time. They use a
-# scratch Go build and module cache, removed when the script ends.
+# build machine is small and usually compiles Rust at the same time. Each uses a
+# scratch Go build and module cache, removed once it is done.
 set -euo pipefail
 
 K8S_VERSION="${ZONEGUARD_K8S_VERSION:-v1.34.4}"
@@ -40,7 +40,7 @@ STAGING_VERSION="v0.${K8S_VERSION#v1.}"
 
 # A cold build fills several GB of Go build and module cache that nothing reads once the
 # binaries are cached, so each tool builds in a scratch cache under TOOLS_DIR, removed once it
-# is built (and on exit): the disk holds one tool's build at a time, not all three.
+# is built (by gobuild) and on exit: the disk holds one tool's build at a time, not all three.
 SCRATCH="$TOOLS_DIR/go-scratch"
 export GOCACHE="$SCRATCH/build" GOMODCACHE="$SCRATCH/mod"
 drop_scratch() {
@@ -79,6 +79,7 @@ gobuild() {
   # No DWARF in the package archives either: the link strips it (-w), and without it the
   # build cache and work directory of a cold build are a fifth smaller.
   (cd "$dir" && nice -n 10 go build -trimpath -gcflags=all=-dwarf=false -ldflags="$ldflags" -o "$out/" "$@")
+  drop_scratch
 }
 
 # Bump when the way a tool is built changes, so cached builds are redone.
@@ -148,7 +149,6 @@ EOF
     gobuild "$dir" "$BIN_DIR" "$ldflags" k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kubectl
   stamp kube-apiserver "$K8S_VERSION"
   stamp kubectl "$K8S_VERSION"
-  drop_scratch
 }
 
 build_etcd() {
@@ -175,7 +175,6 @@ EOF
   mv -f "$BIN_DIR/etcd.out/"* "$BIN_DIR/etcd"
   rmdir "$BIN_DIR/etcd.out"
   stamp etcd "$ETCD_VERSION"
-  drop_scratch
 }
 
 build_helm() {
@@ -198,7 +197,6 @@ EOF
   timed "helm ${HELM_VERSION}" \
     gobuild "$dir" "$BIN_DIR" "-X helm.sh/helm/v4/internal/version.version=${HELM_VERSION}" helm.sh/helm/v4/cmd/helm
   stamp helm "$HELM_VERSION"
-  drop_scratch
 }
 
 # module_file MODULE@VERSION PATH: copies the file PATH of that Go module into CRD_DIR.

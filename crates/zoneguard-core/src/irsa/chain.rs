@@ -26,12 +26,14 @@ pub(super) fn check(rules: &RuleSet, facts: &Facts, s: &Subject<'_>, out: &mut F
         arn: &caller_arn,
     };
     for chain in chains {
+        let target_arn = chain.assumes.arn();
         let hop = Hop {
             rules,
             facts,
             s,
             caller: &caller,
             target: &chain.assumes,
+            target_arn: &target_arn,
         };
         hop.target_side(out);
         hop.permission_side(out);
@@ -46,13 +48,16 @@ struct Hop<'a> {
     s: &'a Subject<'a>,
     caller: &'a RoleCaller<'a>,
     target: &'a RoleArn,
+    /// `target`'s ARN text: the key of the rules' trust policies and the permission check's
+    /// resource.
+    target_arn: &'a str,
 }
 
 impl<'a> Hop<'a> {
     /// The target's trust policy: from the rules, else from IAM.
     fn target_policy(&self, out: &mut Findings) -> Option<&'a TrustPolicy> {
         let (s, target) = (self.s, self.target);
-        if let Some(policy) = self.rules.irsa.trust_policies.get(&target.arn()) {
+        if let Some(policy) = self.rules.irsa.trust_policies.get(self.target_arn) {
             return Some(policy);
         }
         let verdict = self.rules.irsa.unknown_role;
@@ -120,9 +125,9 @@ impl<'a> Hop<'a> {
         };
         let (boundaries, policies): (Vec<&NamedPolicy>, Vec<&NamedPolicy>) =
             policies.iter().partition(|p| p.boundary);
-        let (context, target_text) = (self.caller.context(&self.target.account), self.target.arn());
+        let context = self.caller.context(&self.target.account);
         let ask = |named: &[Named<'_>]| {
-            evaluate_permissions(named, ASSUME_ROLE_ACTION, &target_text, &context)
+            evaluate_permissions(named, ASSUME_ROLE_ACTION, self.target_arn, &context)
         };
         if !self.policies_grant(&policies, &ask, out) {
             return;

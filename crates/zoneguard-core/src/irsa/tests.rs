@@ -219,12 +219,6 @@ fn the_provider_check_names_the_fix() {
 
 fn chain_facts(target_trusts: &str, permission: Option<serde_json::Value>) -> Facts {
     let mut facts = facts_with_role(trusting_role(ROLE));
-    let trust = json!({"Version": "2012-10-17", "Statement": {"Effect": "Allow",
-        "Principal": {"AWS": target_trusts}, "Action": "sts:AssumeRole"}});
-    facts.insert_role(
-        &arn(TARGET),
-        Lookup::Found(IamRole::from_get_role(TARGET, &trust.to_string())),
-    );
     let policies = permission
         .into_iter()
         .map(|p| NamedPolicy {
@@ -234,6 +228,18 @@ fn chain_facts(target_trusts: &str, permission: Option<serde_json::Value>) -> Fa
         })
         .collect();
     facts.insert_permissions(&arn(ROLE), Lookup::Found(policies));
+    let trusts =
+        json!({"Effect": "Allow", "Principal": {"AWS": target_trusts}, "Action": "sts:AssumeRole"});
+    with_target_trust(facts, trusts)
+}
+
+/// The target's trust policy, `statement` its only statement.
+fn with_target_trust(mut facts: Facts, statement: serde_json::Value) -> Facts {
+    let trust = json!({"Version": "2012-10-17", "Statement": statement});
+    facts.insert_role(
+        &arn(TARGET),
+        Lookup::Found(IamRole::from_get_role(TARGET, &trust.to_string())),
+    );
     facts
 }
 
@@ -478,16 +484,6 @@ fn chains_apply_only_to_their_service_account() {
             .all(|v| !v.message.contains("role chain")),
         "{f:?}"
     );
-}
-
-/// The target's trust policy, `statement` its only statement.
-fn with_target_trust(mut facts: Facts, statement: serde_json::Value) -> Facts {
-    let trust = json!({"Version": "2012-10-17", "Statement": statement});
-    facts.insert_role(
-        &arn(TARGET),
-        Lookup::Found(IamRole::from_get_role(TARGET, &trust.to_string())),
-    );
-    facts
 }
 
 #[test]
