@@ -5,6 +5,7 @@
 mod chain;
 mod facts;
 mod provider;
+mod trust_source;
 
 use crate::annotation;
 use crate::arn::RoleArn;
@@ -13,6 +14,7 @@ use crate::tree::Node;
 use crate::trust::{self, TrustPolicy, TrustVerdict, WebIdentity};
 use crate::verdict::{Reason, Violation};
 use std::fmt::Arguments;
+use trust_source::Missing;
 
 pub use facts::{Facts, IamRole, Lookup, NamedPolicy, OidcProvider};
 
@@ -31,6 +33,9 @@ struct Subject<'a> {
     namespace: &'a str,
     name: &'a str,
     arn_text: &'a str,
+    /// `arn_text` trimmed: the role's ARN as `RoleArn::arn` writes it, since `RoleArn::parse`
+    /// accepts only that form.
+    arn: &'a str,
     role: RoleArn,
     /// IAM lookups were expected for this request (`irsa.source: iam`, or the caller
     /// resolved facts anyway).
@@ -110,7 +115,8 @@ pub fn check_with(
     let Some(arn_text) = annotation::get(object, ROLE_ARN).filter(|v| !v.trim().is_empty()) else {
         return out;
     };
-    let role = match RoleArn::parse(arn_text.trim()) {
+    let arn = arn_text.trim();
+    let role = match RoleArn::parse(arn) {
         Ok(role) => role,
         Err(e) => {
             out.violations.push(Violation { field: annotation::field(ROLE_ARN), value: arn_text.to_string(), reason: Reason::RoleArnInvalid, message: format!("{} is not an IAM role ARN: {e}; write arn:aws:iam::<12-digit account>:role/<name>", At(arn_text)) });
@@ -122,6 +128,7 @@ pub fn check_with(
         namespace,
         name,
         arn_text,
+        arn,
         role,
         live: irsa.source == IrsaSource::Iam || facts.resolved,
     };
@@ -147,57 +154,43 @@ fn trust_policy<'a>(
     s: &Subject<'_>,
     out: &mut Findings,
 ) -> Option<&'a TrustPolicy> {
-    let irsa = &rules.irsa;
-    if let Some(policy) = irsa.trust_policies.get(&s.role.arn()) {
-        return Some(policy);
-    }
-    if !s.live {
-        let text = format!("{}: zoneguard does not know this role's trust policy, so it cannot tell whether pods will get the role; add the policy under irsa.trustPolicies in the rules", s.at());
-        unknown(irsa.unknown_role, s, text, out);
-        return None;
-    }
-    match facts.role(&s.role) {
-        None => {
-            let text = format!("{}: cannot verify: irsa.source is iam, but this check ran without reading IAM (for `zoneguard check`, add --iam), so zoneguard cannot tell whether pods will get the role", s.at());
-            unknown(irsa.unknown_role, s, text, out);
-            None
+    let missing = match trust_source::trust_policy(rules, facts, s.live, s.arn) {
+        Ok(found) => {
+            if let Some(role) = found.iam {
+                report_arn_difference(s, role, out);
+            }
+            return Some(found.policy);
         }
-        Some(Lookup::Unavailable(why)) => {
-            let text = format!("{}: cannot verify: zoneguard could not read the role from IAM ({why}), so it cannot tell whether pods will get the role", s.at());
-            unknown(irsa.unknown_role, s, text, out);
-            None
-        }
-        Some(Lookup::NotFound(_)) => {
+        Err(missing) => missing,
+    };
+    let text = match missing {
+        Missing::NotInRules => format!("{}: zoneguard does not know this role's trust policy, so it cannot tell whether pods will get the role; add the policy under irsa.trustPolicies in the rules", s.at()),
+        Missing::NotRead => format!("{}: cannot verify: irsa.source is iam, but this check ran without reading IAM (for `zoneguard check`, add --iam), so zoneguard cannot tell whether pods will get the role", s.at()),
+        Missing::Unavailable(why) => format!("{}: cannot verify: zoneguard could not read the role from IAM ({why}), so it cannot tell whether pods will get the role", s.at()),
+        Missing::NotFound => {
             let message = format!("{}: role {} does not exist in account {} (IAM GetRole: NoSuchEntity), so pods cannot assume it; create the role first, or fix the name in the annotation", s.at(), s.role.name, s.role.account);
             out.violations
                 .push(s.violation(Reason::RoleUnknown, message));
-            None
+            return None;
         }
-        Some(Lookup::Found(role)) => found_role(rules, s, role, out),
-    }
+        Missing::Unreadable(role, e) => {
+            report_arn_difference(s, role, out);
+            format!(
+                "{}: cannot verify: IAM returned a trust policy zoneguard cannot read ({e})",
+                s.at()
+            )
+        }
+    };
+    unknown(rules.irsa.unknown_role, s, text, out);
+    None
 }
 
-fn found_role<'a>(
-    rules: &RuleSet,
-    s: &Subject<'_>,
-    role: &'a IamRole,
-    out: &mut Findings,
-) -> Option<&'a TrustPolicy> {
+/// Denies an annotation whose ARN IAM writes with another path or letter case.
+fn report_arn_difference(s: &Subject<'_>, role: &IamRole, out: &mut Findings) {
     if let Some(what) = arn_difference(&s.role, &role.arn) {
         let message = format!("{}: IAM names this role {}; the annotation differs only in its {what}, and pods would ask STS for a role ARN that IAM does not use; write {} exactly", s.at(), role.arn, role.arn);
         out.violations
             .push(s.violation(Reason::RoleArnInvalid, message));
-    }
-    match &role.trust_policy {
-        Ok(policy) => Some(policy),
-        Err(e) => {
-            let text = format!(
-                "{}: cannot verify: IAM returned a trust policy zoneguard cannot read ({e})",
-                s.at()
-            );
-            unknown(rules.irsa.unknown_role, s, text, out);
-            None
-        }
     }
 }
 

@@ -3,6 +3,7 @@
 //! the IRSA role for `sts:AssumeRole`, and the IRSA role's permission policies allow
 //! `sts:AssumeRole` on the target.
 
+use super::trust_source::{self, Missing};
 use super::{unknown, Facts, Findings, Lookup, NamedPolicy, Subject};
 use crate::arn::RoleArn;
 use crate::rules::RuleSet;
@@ -17,13 +18,13 @@ pub(super) fn check(rules: &RuleSet, facts: &Facts, s: &Subject<'_>, out: &mut F
         return;
     }
     // The IRSA role as IAM names it (real path and letter case), else as annotated.
-    let caller_arn = match facts.role(&s.role) {
-        Some(Lookup::Found(role)) => role.arn.clone(),
-        _ => s.role.arn(),
+    let caller_arn = match facts.roles.get(s.arn) {
+        Some(Lookup::Found(role)) => &role.arn,
+        _ => s.arn,
     };
     let caller = RoleCaller {
         role: &s.role,
-        arn: &caller_arn,
+        arn: caller_arn,
     };
     for chain in chains {
         let target_arn = chain.assumes.arn();
@@ -54,52 +55,36 @@ struct Hop<'a> {
 }
 
 impl<'a> Hop<'a> {
-    /// The target's trust policy: from the rules, else from IAM.
+    /// The target's trust policy: from the rules, else from IAM. `None` when there is none
+    /// to evaluate (the reason is already in `out`).
     fn target_policy(&self, out: &mut Findings) -> Option<&'a TrustPolicy> {
         let (s, target) = (self.s, self.target);
-        if let Some(policy) = self.rules.irsa.trust_policies.get(self.target_arn) {
-            return Some(policy);
-        }
-        let verdict = self.rules.irsa.unknown_role;
-        let head = format!(
-            "{}: cannot verify the role chain to {target} (irsa.chains), target side",
-            s.at()
-        );
-        if !s.live {
-            let text = format!(
-                "{head}: its trust policy is not under irsa.trustPolicies and irsa.source is static"
-            );
-            unknown(verdict, s, text, out);
-            return None;
-        }
-        match self.facts.role(target) {
-            None => unknown(
-                verdict,
-                s,
-                format!("{head}: this check ran without reading IAM"),
-                out,
-            ),
-            Some(Lookup::Unavailable(why)) => unknown(
-                verdict,
-                s,
-                format!("{head}: zoneguard could not read the role from IAM ({why})"),
-                out,
-            ),
-            Some(Lookup::NotFound(_)) => {
+        let why = match trust_source::trust_policy(self.rules, self.facts, s.live, self.target_arn)
+        {
+            Ok(found) => return Some(found.policy),
+            Err(Missing::NotFound) => {
                 let message = format!("{}: the role chain to {target} (irsa.chains) is broken on the target side: role {} does not exist in account {}; create it or fix irsa.chains", s.at(), target.name, target.account);
                 out.violations
                     .push(s.violation(Reason::RoleNotTrusted, message));
+                return None;
             }
-            Some(Lookup::Found(role)) => match &role.trust_policy {
-                Ok(policy) => return Some(policy),
-                Err(e) => unknown(
-                    verdict,
-                    s,
-                    format!("{head}: IAM returned a trust policy zoneguard cannot read ({e})"),
-                    out,
-                ),
-            },
-        }
+            Err(Missing::NotInRules) => {
+                "its trust policy is not under irsa.trustPolicies and irsa.source is static"
+                    .to_string()
+            }
+            Err(Missing::NotRead) => "this check ran without reading IAM".to_string(),
+            Err(Missing::Unavailable(why)) => {
+                format!("zoneguard could not read the role from IAM ({why})")
+            }
+            Err(Missing::Unreadable(_, e)) => {
+                format!("IAM returned a trust policy zoneguard cannot read ({e})")
+            }
+        };
+        let text = format!(
+            "{}: cannot verify the role chain to {target} (irsa.chains), target side: {why}",
+            s.at()
+        );
+        unknown(self.rules.irsa.unknown_role, s, text, out);
         None
     }
 

@@ -218,19 +218,34 @@ fn the_provider_check_names_the_fix() {
 }
 
 fn chain_facts(target_trusts: &str, permission: Option<serde_json::Value>) -> Facts {
+    chain_facts_with(
+        target_trusts,
+        permission.into_iter().map(assume_dns).collect(),
+    )
+}
+
+/// `chain_facts` with one more policy on the IRSA role (a boundary, or one zoneguard cannot
+/// read) after `permission`.
+fn chain_facts_plus(permission: Option<serde_json::Value>, extra: NamedPolicy) -> Facts {
+    let policies = permission.into_iter().map(assume_dns).chain([extra]);
+    chain_facts_with(ROLE, policies.collect())
+}
+
+/// The IRSA role trusted and holding `policies`; the target trusting `target_trusts`.
+fn chain_facts_with(target_trusts: &str, policies: Vec<NamedPolicy>) -> Facts {
     let mut facts = facts_with_role(trusting_role(ROLE));
-    let policies = permission
-        .into_iter()
-        .map(|p| NamedPolicy {
-            name: "inline policy assume-dns".into(),
-            document: PermissionPolicy::from_value(&p),
-            boundary: false,
-        })
-        .collect();
     facts.insert_permissions(&arn(ROLE), Lookup::Found(policies));
     let trusts =
         json!({"Effect": "Allow", "Principal": {"AWS": target_trusts}, "Action": "sts:AssumeRole"});
     with_target_trust(facts, trusts)
+}
+
+fn assume_dns(policy: serde_json::Value) -> NamedPolicy {
+    NamedPolicy {
+        name: "inline policy assume-dns".into(),
+        document: PermissionPolicy::from_value(&policy),
+        boundary: false,
+    }
 }
 
 /// The target's trust policy, `statement` its only statement.
@@ -300,18 +315,6 @@ fn a_chain_broken_on_the_irsa_side_is_denied_naming_the_side_and_statement() {
 
 const BOUNDARY: &str = "arn:aws:iam::111122223333:policy/team-boundary";
 
-/// `chain_facts` with a permissions boundary (document text as IAM returns it) on the IRSA role.
-fn chain_facts_with_boundary(permission: Option<serde_json::Value>, boundary: &str) -> Facts {
-    let mut facts = chain_facts(ROLE, permission);
-    let mut policies = match facts.permissions_of(&arn(ROLE)) {
-        Some(Lookup::Found(policies)) => policies.clone(),
-        _ => Vec::new(),
-    };
-    policies.push(NamedPolicy::boundary(BOUNDARY, boundary));
-    facts.insert_permissions(&arn(ROLE), Lookup::Found(policies));
-    facts
-}
-
 #[test]
 fn a_permissions_boundary_caps_what_the_irsa_role_may_assume() {
     let statements =
@@ -355,7 +358,7 @@ fn a_permissions_boundary_caps_what_the_irsa_role_may_assume() {
     for (case, permission, boundary, wanted) in cases {
         let f = run(
             &chain_rules(""),
-            &chain_facts_with_boundary(permission, boundary),
+            &chain_facts_plus(permission, NamedPolicy::boundary(BOUNDARY, boundary)),
         );
         assert!(f.warnings.is_empty(), "{case}: {f:?}");
         if wanted.is_empty() {
@@ -373,28 +376,16 @@ fn a_permissions_boundary_caps_what_the_irsa_role_may_assume() {
 fn an_unreadable_permissions_boundary_is_cannot_verify() {
     let f = run(
         &chain_rules(""),
-        &chain_facts_with_boundary(allow_assume(TARGET), "%7B%22Statement"),
+        &chain_facts_plus(
+            allow_assume(TARGET),
+            NamedPolicy::boundary(BOUNDARY, "%7B%22Statement"),
+        ),
     );
     assert!(f.violations.is_empty(), "{f:?}");
     assert!(
         f.warnings[0].contains("IRSA role side: IAM returned a permissions boundary arn:aws:iam::111122223333:policy/team-boundary zoneguard cannot read (the percent-decoded permission policy is not valid JSON"),
         "{f:?}"
     );
-}
-
-/// `chain_facts` with one more permission policy on the IRSA role that zoneguard cannot read.
-fn chain_facts_with_unreadable(permission: Option<serde_json::Value>) -> Facts {
-    let mut facts = chain_facts(ROLE, permission);
-    let mut policies = match facts.permissions_of(&arn(ROLE)) {
-        Some(Lookup::Found(policies)) => policies.clone(),
-        other => panic!("chain_facts gave {other:?}"),
-    };
-    policies.push(NamedPolicy::from_document(
-        "inline policy garbled".into(),
-        "%7B%22Statement",
-    ));
-    facts.insert_permissions(&arn(ROLE), Lookup::Found(policies));
-    facts
 }
 
 #[test]
@@ -424,7 +415,8 @@ fn an_unreadable_permission_policy_leaves_only_an_allow_or_a_deny_as_an_answer()
         ),
     ];
     for (case, permission, wanted, warning) in cases {
-        let f = run(&chain_rules(""), &chain_facts_with_unreadable(permission));
+        let garbled = NamedPolicy::from_document("inline policy garbled".into(), "%7B%22Statement");
+        let f = run(&chain_rules(""), &chain_facts_plus(permission, garbled));
         assert_eq!(reasons(&f), wanted, "{case}: {f:?}");
         match warning {
             Some(text) => assert!(
@@ -530,4 +522,104 @@ fn both_trust_checks_word_a_denial_and_an_unverifiable_condition_in_full() {
     );
     assert!(f.violations.is_empty(), "{f:?}");
     assert!(f.warnings[0].starts_with(&want), "{f:?}");
+}
+
+/// What one side's check said: a denial's reason and message, or a warning.
+fn only_finding(f: &Findings) -> (Option<Reason>, &str) {
+    match (&f.violations[..], &f.warnings[..]) {
+        ([v], []) => (Some(v.reason), &v.message),
+        ([], [w]) => (None, w),
+        _ => panic!("one finding expected: {f:?}"),
+    }
+}
+
+#[test]
+fn each_way_a_trust_policy_is_missing_is_worded_by_the_side_that_misses_it() {
+    let at = format!("{}: ", At(ROLE));
+    let head = format!("{at}cannot verify the role chain to {TARGET} (irsa.chains), target side: ");
+    let unreadable = |arn: &str| Lookup::Found(IamRole::from_get_role(arn, "%7B%22Statement"));
+    let trusted = web_identity_policy("system:serviceaccount:external-dns:external-dns");
+    let static_rules = |extra: &str| {
+        let text = format!("irsa:\n  issuer: {ISSUER}\n  source: static\n{extra}");
+        RuleSet::parse("r", &text).unwrap_or_else(|e| panic!("{e:?}"))
+    };
+    let static_chain = static_rules(&format!(
+        "  trustPolicies:\n    {ROLE}: '{trusted}'\n  chains:\n    - serviceAccount: external-dns/external-dns\n      assumes: {TARGET}\n"
+    ));
+    let chain_without = |lookup: Option<Lookup<IamRole>>| {
+        let mut facts = chain_facts(ROLE, allow_assume(TARGET));
+        facts.roles.remove(TARGET);
+        if let Some(lookup) = lookup {
+            facts.insert_role(&arn(TARGET), lookup);
+        }
+        facts
+    };
+    // (case, the findings, the denial's reason or None for a warning, the message's start)
+    let cases: [(&str, Findings, Option<Reason>, String); 10] = [
+        (
+            "own role, static rules without its policy",
+            run(&static_rules(""), &Facts::none()),
+            None,
+            format!("{at}zoneguard does not know this role's trust policy, so it cannot tell whether pods will get the role; add the policy under irsa.trustPolicies"),
+        ),
+        (
+            "own role, IAM expected but not read",
+            run(&rules(""), &Facts::none()),
+            None,
+            format!("{at}cannot verify: irsa.source is iam, but this check ran without reading IAM (for `zoneguard check`, add --iam)"),
+        ),
+        (
+            "own role, IAM unavailable",
+            run(&rules(""), &facts_with_role(Lookup::Unavailable("throttled".into()))),
+            None,
+            format!("{at}cannot verify: zoneguard could not read the role from IAM (throttled)"),
+        ),
+        (
+            "own role, not in IAM",
+            run(&rules(""), &facts_with_role(Lookup::NotFound("no such role".into()))),
+            Some(Reason::RoleUnknown),
+            format!("{at}role external-dns does not exist in account 111122223333 (IAM GetRole: NoSuchEntity)"),
+        ),
+        (
+            "own role, trust policy unreadable",
+            run(&rules(""), &facts_with_role(unreadable(ROLE))),
+            None,
+            format!("{at}cannot verify: IAM returned a trust policy zoneguard cannot read ("),
+        ),
+        (
+            "chain target, static rules without its policy",
+            run(&static_chain, &Facts::none()),
+            None,
+            format!("{head}its trust policy is not under irsa.trustPolicies and irsa.source is static"),
+        ),
+        (
+            "chain target, not read",
+            run(&chain_rules(""), &chain_without(None)),
+            None,
+            format!("{head}this check ran without reading IAM"),
+        ),
+        (
+            "chain target, IAM unavailable",
+            run(&chain_rules(""), &chain_without(Some(Lookup::Unavailable("throttled".into())))),
+            None,
+            format!("{head}zoneguard could not read the role from IAM (throttled)"),
+        ),
+        (
+            "chain target, not in IAM",
+            run(&chain_rules(""), &chain_without(Some(Lookup::NotFound("x".into())))),
+            Some(Reason::RoleNotTrusted),
+            format!("{at}the role chain to {TARGET} (irsa.chains) is broken on the target side: role dns does not exist in account 444455556666; create it or fix irsa.chains"),
+        ),
+        (
+            "chain target, trust policy unreadable",
+            run(&chain_rules(""), &chain_without(Some(unreadable(TARGET)))),
+            None,
+            format!("{head}IAM returned a trust policy zoneguard cannot read ("),
+        ),
+    ];
+    for (case, findings, reason, start) in &cases {
+        let (got, message) = only_finding(findings);
+        assert_eq!(got, *reason, "{case}: {findings:?}");
+        assert!(message.starts_with(start.as_str()), "{case}: {message}");
+    }
 }
