@@ -17,12 +17,9 @@ async fn server() -> TestServer {
 async fn admits_a_hostname_inside_the_filters() {
     let s = server().await;
     // The API server appends `?timeout=…` to the webhook URL.
-    let r = review(
-        &s.client(),
-        &s.url("/validate?timeout=10s"),
-        &fixture("ingress-create-allowed.json"),
-    )
-    .await;
+    let r = s
+        .answer("/validate?timeout=10s", "ingress-create-allowed.json")
+        .await;
     assert_eq!(r["allowed"], true);
     assert!(
         r.get("status").is_none() && r.get("patch").is_none() && r.get("warnings").is_none(),
@@ -33,12 +30,7 @@ async fn admits_a_hostname_inside_the_filters() {
 #[tokio::test(flavor = "multi_thread")]
 async fn denies_a_hostname_outside_the_filters_with_the_exact_message() {
     let s = server().await;
-    let r = review(
-        &s.client(),
-        &s.url("/validate"),
-        &fixture("ingress-create-outside.json"),
-    )
-    .await;
+    let r = s.answer("/validate", "ingress-create-outside.json").await;
     assert_eq!(r["allowed"], false);
     assert_eq!(r["status"]["code"], 403);
     assert_eq!(r["status"]["reason"], "hostname-outside-filters");
@@ -50,12 +42,9 @@ const OUTSIDE_MESSAGE: &str = "Ingress default/web: spec.rules[0].host \"shop.ot
 #[tokio::test(flavor = "multi_thread")]
 async fn denies_a_name_not_delegated_to_the_namespace() {
     let s = server().await;
-    let r = review(
-        &s.client(),
-        &s.url("/validate"),
-        &fixture("ingress-create-not-delegated.json"),
-    )
-    .await;
+    let r = s
+        .answer("/validate", "ingress-create-not-delegated.json")
+        .await;
     assert_eq!(r["allowed"], false);
     assert_eq!(r["status"]["reason"], "hostname-not-delegated");
     assert_eq!(
@@ -67,12 +56,9 @@ async fn denies_a_name_not_delegated_to_the_namespace() {
 #[tokio::test(flavor = "multi_thread")]
 async fn many_violations_are_listed_up_to_the_limit() {
     let s = server().await;
-    let r = review(
-        &s.client(),
-        &s.url("/validate"),
-        &fixture("ingress-create-many-violations.json"),
-    )
-    .await;
+    let r = s
+        .answer("/validate", "ingress-create-many-violations.json")
+        .await;
     let message = r["status"]["message"].as_str().unwrap();
     let lines: Vec<&str> = message.lines().collect();
     assert_eq!(lines.len(), 6, "{message}");
@@ -105,13 +91,12 @@ async fn mutate_returns_a_json_patch_that_gives_the_expected_object() {
 #[tokio::test(flavor = "multi_thread")]
 async fn mutate_sends_no_patch_when_nothing_changes() {
     let s = server().await;
-    let client = s.client();
     for name in [
         "service-lb-annotated.json",
         "ingress-create-allowed.json",
         "deployment-create.json",
     ] {
-        let r = review(&client, &s.url("/mutate"), &fixture(name)).await;
+        let r = s.answer("/mutate", name).await;
         assert_eq!(r["allowed"], true, "{name}: {r}");
         assert!(
             r.get("patch").is_none() && r.get("patchType").is_none(),
@@ -123,12 +108,7 @@ async fn mutate_sends_no_patch_when_nothing_changes() {
 #[tokio::test(flavor = "multi_thread")]
 async fn warn_mode_admits_with_warnings() {
     let s = TestServer::start(&rules("warn")).await;
-    let r = review(
-        &s.client(),
-        &s.url("/validate"),
-        &fixture("ingress-create-outside.json"),
-    )
-    .await;
+    let r = s.answer("/validate", "ingress-create-outside.json").await;
     assert_eq!(r["allowed"], true);
     assert!(r.get("status").is_none());
     let warnings = r["warnings"].as_array().expect("warnings");
@@ -145,12 +125,7 @@ async fn warn_mode_admits_with_warnings() {
 #[tokio::test(flavor = "multi_thread")]
 async fn audit_mode_admits_silently_and_counts() {
     let s = TestServer::start(&rules("audit")).await;
-    let r = review(
-        &s.client(),
-        &s.url("/validate"),
-        &fixture("ingress-create-outside.json"),
-    )
-    .await;
+    let r = s.answer("/validate", "ingress-create-outside.json").await;
     assert_eq!(r["allowed"], true);
     assert!(
         r.get("status").is_none() && r.get("warnings").is_none(),
@@ -166,19 +141,10 @@ async fn audit_mode_admits_silently_and_counts() {
 #[tokio::test(flavor = "multi_thread")]
 async fn dry_run_gets_the_same_answer() {
     let s = server().await;
-    let client = s.client();
-    let normal = review(
-        &client,
-        &s.url("/validate"),
-        &fixture("ingress-create-outside.json"),
-    )
-    .await;
-    let dry = review(
-        &client,
-        &s.url("/validate"),
-        &fixture("ingress-create-outside-dryrun.json"),
-    )
-    .await;
+    let normal = s.answer("/validate", "ingress-create-outside.json").await;
+    let dry = s
+        .answer("/validate", "ingress-create-outside-dryrun.json")
+        .await;
     assert_eq!(dry["allowed"], false);
     assert_eq!(dry["status"], normal["status"]);
 }
@@ -186,13 +152,7 @@ async fn dry_run_gets_the_same_answer() {
 #[tokio::test(flavor = "multi_thread")]
 async fn update_keeping_an_old_violation_warns_and_adding_one_denies() {
     let s = server().await;
-    let client = s.client();
-    let kept = review(
-        &client,
-        &s.url("/validate"),
-        &fixture("ingress-update-keeps-old.json"),
-    )
-    .await;
+    let kept = s.answer("/validate", "ingress-update-keeps-old.json").await;
     assert_eq!(kept["allowed"], true, "{kept}");
     let warnings = kept["warnings"]
         .as_array()
@@ -204,12 +164,7 @@ async fn update_keeping_an_old_violation_warns_and_adding_one_denies() {
         "{kept}"
     );
 
-    let added = review(
-        &client,
-        &s.url("/validate"),
-        &fixture("ingress-update-adds-new.json"),
-    )
-    .await;
+    let added = s.answer("/validate", "ingress-update-adds-new.json").await;
     assert_eq!(added["allowed"], false);
     let message = added["status"]["message"].as_str().unwrap();
     assert!(
@@ -226,14 +181,13 @@ async fn update_keeping_an_old_violation_warns_and_adding_one_denies() {
 #[tokio::test(flavor = "multi_thread")]
 async fn delete_subresources_and_unknown_kinds_are_admitted_without_patch() {
     let s = server().await;
-    let client = s.client();
     for name in [
         "ingress-delete.json",
         "ingress-status-subresource.json",
         "deployment-create.json",
     ] {
         for path in ["/validate", "/mutate"] {
-            let r = review(&client, &s.url(path), &fixture(name)).await;
+            let r = s.answer(path, name).await;
             assert_eq!(r["allowed"], true, "{name} {path}: {r}");
             assert!(
                 r.get("patch").is_none() && r.get("status").is_none(),

@@ -93,19 +93,9 @@ async fn metrics_counters_move() {
         "{before}"
     );
     for _ in 0..3 {
-        review(
-            &client,
-            &s.url("/validate"),
-            &fixture("ingress-create-outside.json"),
-        )
-        .await;
+        s.answer("/validate", "ingress-create-outside.json").await;
     }
-    review(
-        &client,
-        &s.url("/mutate"),
-        &fixture("deployment-create.json"),
-    )
-    .await;
+    s.answer("/mutate", "deployment-create.json").await;
     post(&client, &s.url("/validate"), b"garbage".to_vec()).await;
     let (status, after) = get_text(&s.probe("/metrics")).await;
     assert_eq!(status, 200);

@@ -220,12 +220,7 @@ async fn generation(s: &TestServer) -> u64 {
 }
 
 async fn verdict(s: &TestServer) -> bool {
-    let r = review(
-        &s.client(),
-        &s.url("/validate"),
-        &fixture("ingress-create-outside.json"),
-    )
-    .await;
+    let r = s.answer("/validate", "ingress-create-outside.json").await;
     r["allowed"].as_bool().unwrap()
 }
 

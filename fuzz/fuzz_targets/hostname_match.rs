@@ -1,20 +1,9 @@
 //! Fuzz target: Hostname matching and hostname syntax checks. See ../checks.rs for what it asserts.
 #![no_main]
 
-/// Unused by this target, as `review` below (which decodes objects with it).
-#[allow(dead_code)]
-#[path = "../../src/serve/object.rs"]
-mod object;
-
-/// Unused by this target, as `review` below (which writes its answers with it).
-#[allow(dead_code)]
-#[path = "../../src/serve/json_text.rs"]
-mod json_text;
-
-/// Unused by this target; checks.rs names it.
-#[allow(dead_code)]
-#[path = "../../src/serve/review.rs"]
-mod review;
+#[path = "../decoder.rs"]
+mod decoder;
+use decoder::review;
 
 #[path = "../checks.rs"]
 #[allow(dead_code)]

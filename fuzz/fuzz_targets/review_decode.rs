@@ -1,17 +1,9 @@
-//! Fuzz target: AdmissionReview decoding (src/serve/review.rs, object.rs and json_text.rs, compiled in: the
-//! zoneguard crate would bring the Kubernetes and AWS clients into every fuzz build). See
-//! ../checks.rs for what it asserts.
+//! Fuzz target: AdmissionReview decoding and the answer written for it. See ../checks.rs for what it asserts.
 #![no_main]
 
-#[path = "../../src/serve/object.rs"]
-mod object;
-
-#[path = "../../src/serve/json_text.rs"]
-mod json_text;
-
-#[path = "../../src/serve/review.rs"]
-#[allow(dead_code)]
-mod review;
+#[path = "../decoder.rs"]
+mod decoder;
+use decoder::review;
 
 #[path = "../checks.rs"]
 #[allow(dead_code)]

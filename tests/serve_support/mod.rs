@@ -125,6 +125,11 @@ impl TestServer {
     pub fn client_mode(&self, mode: Mode) -> reqwest::Client {
         client(&self.pki.ca.cert.cert_pem, mode)
     }
+
+    /// The `response` of the review in the fixture file `name`, POSTed to `path`.
+    pub async fn answer(&self, path: &str, name: &str) -> Value {
+        review(&self.client(), &self.url(path), &fixture(name)).await
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
