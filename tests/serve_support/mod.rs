@@ -83,6 +83,8 @@ pub struct TestServer {
     pub dir: tempfile::TempDir,
     pub pki: Pki,
     pub rules: PathBuf,
+    /// The client `answer` posts with: one connection pool for the server's whole test.
+    answers: reqwest::Client,
 }
 
 impl TestServer {
@@ -98,12 +100,25 @@ impl TestServer {
         std::fs::write(&rules, rules_yaml).unwrap();
         let mut config = config(vec![rules.clone()], TlsSource::Files { cert, key });
         tweak(&mut config);
+        Self::from_config(dir, pki, rules, config).await
+    }
+
+    /// Starts a server with `config`, keeping `dir` (where its files are), the `pki` its
+    /// certificate came from and its rules file with it.
+    pub async fn from_config(
+        dir: tempfile::TempDir,
+        pki: Pki,
+        rules: PathBuf,
+        config: Config,
+    ) -> TestServer {
         let handle = start(config).await.expect("server starts");
+        let answers = client(&pki.ca.cert.cert_pem, Mode::Auto);
         TestServer {
             handle,
             dir,
             pki,
             rules,
+            answers,
         }
     }
 
@@ -128,7 +143,7 @@ impl TestServer {
 
     /// The `response` of the review in the fixture file `name`, POSTed to `path`.
     pub async fn answer(&self, path: &str, name: &str) -> Value {
-        review(&self.client(), &self.url(path), &fixture(name)).await
+        review(&self.answers, &self.url(path), &fixture(name)).await
     }
 }
 

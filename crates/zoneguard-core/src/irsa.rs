@@ -33,9 +33,6 @@ struct Subject<'a> {
     namespace: &'a str,
     name: &'a str,
     arn_text: &'a str,
-    /// `arn_text` trimmed: the role's ARN as `RoleArn::arn` writes it, since `RoleArn::parse`
-    /// accepts only that form.
-    arn: &'a str,
     role: RoleArn,
     /// IAM lookups were expected for this request (`irsa.source: iam`, or the caller
     /// resolved facts anyway).
@@ -56,6 +53,12 @@ impl Subject<'_> {
     /// `metadata.annotations[…] "arn…"`: the prefix of every message.
     fn at(&self) -> At<'_> {
         At(self.arn_text)
+    }
+
+    /// The role's ARN as `RoleArn::arn` writes it (the key of the rules' trust policies and of
+    /// the IAM facts): the annotation trimmed, since `RoleArn::parse` accepts only that form.
+    fn arn(&self) -> &str {
+        self.arn_text.trim()
     }
 
     /// Reports a trust policy's answer: a denial as a violation, `denied` before the policy's
@@ -115,8 +118,7 @@ pub fn check_with(
     let Some(arn_text) = annotation::get(object, ROLE_ARN).filter(|v| !v.trim().is_empty()) else {
         return out;
     };
-    let arn = arn_text.trim();
-    let role = match RoleArn::parse(arn) {
+    let role = match RoleArn::parse(arn_text.trim()) {
         Ok(role) => role,
         Err(e) => {
             out.violations.push(Violation { field: annotation::field(ROLE_ARN), value: arn_text.to_string(), reason: Reason::RoleArnInvalid, message: format!("{} is not an IAM role ARN: {e}; write arn:aws:iam::<12-digit account>:role/<name>", At(arn_text)) });
@@ -128,7 +130,6 @@ pub fn check_with(
         namespace,
         name,
         arn_text,
-        arn,
         role,
         live: irsa.source == IrsaSource::Iam || facts.resolved,
     };
@@ -154,7 +155,7 @@ fn trust_policy<'a>(
     s: &Subject<'_>,
     out: &mut Findings,
 ) -> Option<&'a TrustPolicy> {
-    let missing = match trust_source::trust_policy(rules, facts, s.live, s.arn) {
+    let missing = match trust_source::trust_policy(rules, facts, s.live, s.arn()) {
         Ok(found) => {
             if let Some(role) = found.iam {
                 report_arn_difference(s, role, out);

@@ -18,9 +18,9 @@ pub(super) fn check(rules: &RuleSet, facts: &Facts, s: &Subject<'_>, out: &mut F
         return;
     }
     // The IRSA role as IAM names it (real path and letter case), else as annotated.
-    let caller_arn = match facts.roles.get(s.arn) {
+    let caller_arn = match facts.role(s.arn()) {
         Some(Lookup::Found(role)) => &role.arn,
-        _ => s.arn,
+        _ => s.arn(),
     };
     let caller = RoleCaller {
         role: &s.role,
@@ -141,7 +141,7 @@ impl<'a> Hop<'a> {
             return None;
         }
         let arn = self.caller.arn;
-        let why = match self.facts.permissions_of(&self.s.role) {
+        let why = match self.facts.permissions_of(self.s.arn()) {
             Some(Lookup::Found(policies)) => return Some(policies),
             Some(Lookup::NotFound(_)) => return None,
             None => {

@@ -64,12 +64,14 @@ impl Facts {
         Self::default()
     }
 
-    pub fn role(&self, role: &RoleArn) -> Option<&Lookup<IamRole>> {
-        entry(&self.roles, role)
+    /// `GetRole`'s answer for the role `arn` (its text as `RoleArn::arn` writes it).
+    pub fn role(&self, arn: &str) -> Option<&Lookup<IamRole>> {
+        self.roles.get(arn)
     }
 
-    pub fn permissions_of(&self, role: &RoleArn) -> Option<&Lookup<Vec<NamedPolicy>>> {
-        entry(&self.permissions, role)
+    /// The permission policies of the role `arn` (its text as `RoleArn::arn` writes it).
+    pub fn permissions_of(&self, arn: &str) -> Option<&Lookup<Vec<NamedPolicy>>> {
+        self.permissions.get(arn)
     }
 
     pub fn provider(&self, provider_arn: &str) -> Option<&Lookup<OidcProvider>> {
@@ -98,15 +100,6 @@ impl Facts {
         self.providers.insert(provider_arn.to_owned(), lookup);
         self
     }
-}
-
-/// `role`'s entry in `map`; the ARN key is formatted only when something was fetched (nothing
-/// is, in the usual case).
-fn entry<'a, T>(map: &'a HashMap<String, T>, role: &RoleArn) -> Option<&'a T> {
-    if map.is_empty() {
-        return None;
-    }
-    map.get(&role.arn())
 }
 
 impl IamRole {

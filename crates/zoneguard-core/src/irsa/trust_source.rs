@@ -39,7 +39,7 @@ pub(super) fn trust_policy<'a>(
     if !live {
         return Err(Missing::NotInRules);
     }
-    match facts.roles.get(arn) {
+    match facts.role(arn) {
         None => Err(Missing::NotRead),
         Some(Lookup::Unavailable(why)) => Err(Missing::Unavailable(why)),
         Some(Lookup::NotFound(_)) => Err(Missing::NotFound),
