@@ -74,11 +74,15 @@ mkdir -p "$BIN_DIR" "$TOOLS_DIR/src"
 
 gobuild() {
   # gobuild <module dir> <output dir> <extra ldflags> <package>...
-  local dir="$1" out="$2" ldflags="-s -w $3"
+  local dir="$1" out="$2" ldflags="-s -w $3" pkg
   shift 3
-  # No DWARF in the package archives either: the link strips it (-w), and without it the
-  # build cache and work directory of a cold build are a fifth smaller.
-  (cd "$dir" && nice -n 10 go build -trimpath -gcflags=all=-dwarf=false -ldflags="$ldflags" -o "$out/" "$@")
+  # One go build per package: a build of several holds all of them in its work directory at
+  # once, while the next one reuses the packages they share from the build cache. No DWARF
+  # in the package archives either: the link strips it (-w), and without it the build cache
+  # and work directory of a cold build are a fifth smaller.
+  for pkg in "$@"; do
+    (cd "$dir" && nice -n 10 go build -trimpath -gcflags=all=-dwarf=false -ldflags="$ldflags" -o "$out/" "$pkg")
+  done
   drop_scratch
 }
 
@@ -145,15 +149,10 @@ EOF
     ldflags+=" -X $pkg.gitVersion=${K8S_VERSION} -X $pkg.gitMajor=1 -X $pkg.gitMinor=${minor}"
     ldflags+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=1970-01-01T00:00:00Z"
   done
-  # One go build per command: the two share most of their packages, but a build of both holds
-  # both in its work directory and cache at once. One at a time, a cold build's disk peak is
-  # lower, for the shared packages compiled twice.
-  local cmd
-  for cmd in kube-apiserver kubectl; do
-    have "$cmd" "$K8S_VERSION" && continue
-    timed "$cmd ${K8S_VERSION}" gobuild "$dir" "$BIN_DIR" "$ldflags" "k8s.io/kubernetes/cmd/$cmd"
-    stamp "$cmd" "$K8S_VERSION"
-  done
+  timed "kube-apiserver+kubectl ${K8S_VERSION}" \
+    gobuild "$dir" "$BIN_DIR" "$ldflags" k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kubectl
+  stamp kube-apiserver "$K8S_VERSION"
+  stamp kubectl "$K8S_VERSION"
 }
 
 build_etcd() {
