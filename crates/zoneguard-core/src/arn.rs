@@ -7,6 +7,8 @@
 use std::fmt;
 use thiserror::Error;
 
+use crate::quote::ticked;
+
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct RoleArn {
     pub partition: String,
@@ -42,20 +44,20 @@ impl RoleArn {
         if text.trim() != text {
             return Err(fail(format!(
                 "the ARN has leading or trailing whitespace: {}",
-                quote(text)
+                ticked(text)
             )));
         }
         let Some(rest) = text.strip_prefix("arn:") else {
             return Err(fail(format!(
                 "a role ARN starts with `arn:` ({FORM}), got {}",
-                quote(text)
+                ticked(text)
             )));
         };
         let parts: Vec<&str> = rest.splitn(5, ':').collect();
         let [partition, service, region, account, resource] = parts[..] else {
             return Err(fail(format!(
                 "a role ARN has the form {FORM}, got {}",
-                quote(text)
+                ticked(text)
             )));
         };
         check_partition(partition)?;
@@ -94,21 +96,6 @@ fn fail(message: String) -> ArnError {
     ArnError(message)
 }
 
-/// Backtick-quotes user text, escaping control characters so a message stays on one line.
-fn quote(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('`');
-    for c in text.chars() {
-        if c.is_control() {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    out.push('`');
-    out
-}
-
 fn check_partition(partition: &str) -> Result<(), ArnError> {
     if PARTITIONS.contains(&partition) {
         return Ok(());
@@ -116,7 +103,7 @@ fn check_partition(partition: &str) -> Result<(), ArnError> {
     Err(fail(format!(
         "the partition must be one of {}, got {}",
         PARTITIONS.join(", "),
-        quote(partition)
+        ticked(partition)
     )))
 }
 
@@ -126,7 +113,7 @@ fn check_service(service: &str) -> Result<(), ArnError> {
     }
     Err(fail(format!(
         "the service must be `iam`, got {}",
-        quote(service)
+        ticked(service)
     )))
 }
 
@@ -136,7 +123,7 @@ fn check_region(region: &str) -> Result<(), ArnError> {
     }
     Err(fail(format!(
         "the region must be empty (IAM is global), got {}",
-        quote(region)
+        ticked(region)
     )))
 }
 
@@ -146,7 +133,7 @@ fn check_account(account: &str) -> Result<(), ArnError> {
     }
     Err(fail(format!(
         "the account must be 12 digits, got {}",
-        quote(account)
+        ticked(account)
     )))
 }
 
@@ -155,19 +142,19 @@ fn split_resource(resource: &str) -> Result<(&str, &str), ArnError> {
     let Some(after) = resource.strip_prefix("role") else {
         return Err(fail(format!(
             "the resource must be `role/<name>`, got {}",
-            quote(resource)
+            ticked(resource)
         )));
     };
     let Some(slash) = after.rfind('/') else {
         return Err(fail(format!(
             "the resource must be `role/<name>`, got {}",
-            quote(resource)
+            ticked(resource)
         )));
     };
     if !after.starts_with('/') {
         return Err(fail(format!(
             "the resource must be `role/<name>`, got {}",
-            quote(resource)
+            ticked(resource)
         )));
     }
     Ok((&after[..=slash], &after[slash + 1..]))
@@ -183,8 +170,8 @@ fn check_path(path: &str) -> Result<(), ArnError> {
     if let Some(bad) = path.chars().find(|c| !('!'..='~').contains(c)) {
         return Err(fail(format!(
             "the role path may contain only printable ASCII characters other than space, got {} (with {})",
-            quote(path),
-            quote(&bad.to_string())
+            ticked(path),
+            ticked(&bad.to_string())
         )));
     }
     Ok(())
@@ -207,8 +194,8 @@ fn check_name(name: &str) -> Result<(), ArnError> {
     if let Some(bad) = name.chars().find(|c| !is_name_char(*c)) {
         return Err(fail(format!(
             "the role name may contain only letters, digits and `_+=,.@-`, got {} (with {})",
-            quote(name),
-            quote(&bad.to_string())
+            ticked(name),
+            ticked(&bad.to_string())
         )));
     }
     Ok(())

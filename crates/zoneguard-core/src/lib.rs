@@ -12,6 +12,7 @@ pub mod hostname;
 pub mod irsa;
 pub mod mutation;
 mod path;
+mod quote;
 pub mod rules;
 pub mod source;
 pub mod tree;

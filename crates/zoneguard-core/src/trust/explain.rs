@@ -8,6 +8,7 @@ use super::policy::{ActionElement, Effect, PrincipalElement, Statement, TrustPol
 use super::request::PrincipalKind;
 use super::{Miss, WEB_IDENTITY_ACTION};
 use crate::arn::RoleArn;
+use crate::quote::ticked;
 
 /// The ServiceAccount's side of the request, as the explanations need it.
 pub(super) struct Subject<'a> {
@@ -85,28 +86,14 @@ pub(super) fn explain(
     other_principals(&allows, subject)
 }
 
-/// Backtick-quotes a value, escaping control characters.
-pub(super) fn tick(text: &str) -> String {
-    let mut out = String::from("`");
-    for c in text.chars() {
-        if c.is_control() {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    out.push('`');
-    out
-}
-
 /// `` `a` ``, `` `a` or `b` ``, `` `a`, `b` or `c` `` (at most five, then "or N more").
 fn either(items: &[&str], joiner: &str) -> String {
     const SHOWN: usize = 5;
-    let mut ticked: Vec<String> = items.iter().take(SHOWN).map(|i| tick(i)).collect();
+    let mut shown: Vec<String> = items.iter().take(SHOWN).map(|i| ticked(i)).collect();
     if items.len() > SHOWN {
-        ticked.push(format!("{} more", items.len() - SHOWN));
+        shown.push(format!("{} more", items.len() - SHOWN));
     }
-    match ticked.split_last() {
+    match shown.split_last() {
         None => String::new(),
         Some((last, [])) => last.clone(),
         Some((last, rest)) => format!("{} {joiner} {last}", rest.join(", ")),
@@ -117,7 +104,7 @@ fn explicit_deny(statement: &Statement, subject: &Subject<'_>) -> Miss {
     let text = format!(
         "trust policy of role {} explicitly denies {}: the Deny in {} matches it.",
         subject.role,
-        tick(&subject.sub),
+        ticked(&subject.sub),
         statement.describe()
     );
     subject.miss(text, false)
@@ -172,14 +159,14 @@ fn action_miss(statement: &Statement, subject: &Subject<'_>) -> String {
                 subject.role,
                 statement.describe(),
                 either(&names, "and"),
-                tick(WEB_IDENTITY_ACTION)
+                ticked(WEB_IDENTITY_ACTION)
             )
         }
         ActionElement::NotAction(_) => format!(
             "trust policy of role {}: {} names this ServiceAccount's principal but excludes {} with NotAction.",
             subject.role,
             statement.describe(),
-            tick(WEB_IDENTITY_ACTION)
+            ticked(WEB_IDENTITY_ACTION)
         ),
     }
 }
@@ -190,36 +177,36 @@ fn condition_phrase(condition: &Condition, subject: &Subject<'_>) -> (u8, String
     let op = &condition.operator;
     let raws: Vec<&str> = condition.values.iter().map(|v| v.raw.as_str()).collect();
     let values = either(&raws, "or");
-    let how = format!("{} on {}", op.name, tick(&condition.key));
+    let how = format!("{} on {}", op.name, ticked(&condition.key));
     if op.test == Test::Null {
         let phrase = if key == subject.sub_key().to_lowercase()
             || key == subject.aud_key().to_lowercase()
         {
-            format!("requires {} to be absent ({how})", tick(&condition.key))
+            format!("requires {} to be absent ({how})", ticked(&condition.key))
         } else {
-            format!("requires {} ({how}), which a web-identity request from this cluster does not carry", tick(&condition.key))
+            format!("requires {} ({how}), which a web-identity request from this cluster does not carry", ticked(&condition.key))
         };
         return (3, phrase);
     }
     if key == subject.sub_key().to_lowercase() {
         return if op.negated {
-            (0, format!("excludes {} ({how})", tick(&subject.sub)))
+            (0, format!("excludes {} ({how})", ticked(&subject.sub)))
         } else {
-            (0, format!("admits {values}, not {}", tick(&subject.sub)))
+            (0, format!("admits {values}, not {}", ticked(&subject.sub)))
         };
     }
     if key == subject.aud_key().to_lowercase() {
         return if op.negated {
             (
                 1,
-                format!("excludes the audience {} ({how})", tick(subject.aud)),
+                format!("excludes the audience {} ({how})", ticked(subject.aud)),
             )
         } else {
             (
                 1,
                 format!(
                     "has no `aud` match for {} (it admits {values})",
-                    tick(subject.aud)
+                    ticked(subject.aud)
                 ),
             )
         };
@@ -229,9 +216,9 @@ fn condition_phrase(condition: &Condition, subject: &Subject<'_>) -> (u8, String
             2,
             format!(
                 "tests {}, a key of issuer {}, but this cluster's issuer is {}",
-                tick(&condition.key),
-                tick(other),
-                tick(subject.issuer)
+                ticked(&condition.key),
+                ticked(other),
+                ticked(subject.issuer)
             ),
         );
     }
@@ -239,7 +226,7 @@ fn condition_phrase(condition: &Condition, subject: &Subject<'_>) -> (u8, String
         3,
         format!(
             "requires {} ({}), which a web-identity request from this cluster does not carry",
-            tick(&condition.key),
+            ticked(&condition.key),
             op.name
         ),
     )
@@ -304,22 +291,22 @@ fn other_oidc_provider(
     let text = if best.issuer == subject.issuer && best.account != role.account {
         format!(
             "trust policy of role {role}: Federated principal names the OIDC provider in account {}, but the role is in account {} and can trust only a provider registered there ({}).",
-            best.account, role.account, tick(&subject.provider)
+            best.account, role.account, ticked(&subject.provider)
         )
     } else if best.issuer == subject.issuer && best.partition != role.partition {
         format!(
             "trust policy of role {role}: Federated principal names the OIDC provider in partition {}, but the role is in partition {} ({}).",
-            tick(best.partition), tick(&role.partition), tick(&subject.provider)
+            ticked(best.partition), ticked(&role.partition), ticked(&subject.provider)
         )
     } else if best.arn.eq_ignore_ascii_case(&subject.provider) {
         format!(
             "trust policy of role {role}: Federated principal {} differs from this cluster's OIDC provider {} only in letter case, and principals are compared exactly.",
-            tick(best.arn), tick(&subject.provider)
+            ticked(best.arn), ticked(&subject.provider)
         )
     } else {
         format!(
             "trust policy of role {role}: Federated principal names OIDC provider {} but this cluster's issuer is {}.",
-            tick(best.issuer), tick(subject.issuer)
+            ticked(best.issuer), ticked(subject.issuer)
         )
     };
     Some(subject.miss(text, true))
@@ -348,7 +335,7 @@ fn other_principals(allows: &[(&Statement, &StatementTrace)], subject: &Subject<
     if services.contains(&POD_IDENTITY) {
         let text = format!(
             "role {role} trusts only {} (EKS Pod Identity): use a Pod Identity association, not the role-arn annotation.",
-            tick(POD_IDENTITY)
+            ticked(POD_IDENTITY)
         );
         return subject.miss(text, false);
     }
@@ -371,7 +358,7 @@ fn other_principals(allows: &[(&Statement, &StatementTrace)], subject: &Subject<
     } else {
         let text = format!(
             "trust policy of role {role} has no Allow statement that names this cluster's OIDC provider {}.",
-            tick(&subject.provider)
+            ticked(&subject.provider)
         );
         return subject.miss(text, true);
     };
@@ -383,7 +370,7 @@ fn other_principals(allows: &[(&Statement, &StatementTrace)], subject: &Subject<
     let text = format!(
         "role {role} trusts only the {what} {noun} {}, not this cluster's OIDC provider {}.",
         either(&list, "and"),
-        tick(&subject.provider)
+        ticked(&subject.provider)
     );
     subject.miss(text, true)
 }
@@ -416,12 +403,12 @@ pub(super) fn unverifiable(
         );
     };
     let what = match why {
-        Undecidable::Key => format!("tests {} ({})", tick(&c.key), c.operator.name),
+        Undecidable::Key => format!("tests {} ({})", ticked(&c.key), c.operator.name),
         Undecidable::Variable(variable) => format!(
             "compares {} ({}) with the policy variable {}",
-            tick(&c.key),
+            ticked(&c.key),
             c.operator.name,
-            tick(&format!("${{{variable}}}"))
+            ticked(&format!("${{{variable}}}"))
         ),
     };
     format!(
