@@ -168,8 +168,7 @@ async fn certificate_rotated_by_symlink_swap_under_load() {
         cert: dir.path().join("tls.crt"),
         key: dir.path().join("tls.key"),
     };
-    let config = config(vec![rules.clone()], tls);
-    let s = TestServer::from_config(dir, pki, rules, config).await;
+    let s = TestServer::from_config(dir, pki, rules.clone(), config(vec![rules], tls)).await;
     assert_eq!(served_cert(&s).await, der_of(&s.pki.leaf.cert_pem));
 
     let load = start_load(&s.pki.ca.cert.cert_pem, s.url("/validate"));
@@ -268,8 +267,8 @@ async fn rules_reload_through_a_configmap_volume_symlink_swap() {
         &[("rules.yaml", &fixture_text("rules.yaml"))],
     );
     let rules = volume.join("rules.yaml");
-    let config = config(vec![rules.clone()], TlsSource::Files { cert, key });
-    let s = TestServer::from_config(dir, pki, rules, config).await;
+    let tls = TlsSource::Files { cert, key };
+    let s = TestServer::from_config(dir, pki, rules.clone(), config(vec![rules], tls)).await;
     assert!(!verdict(&s).await);
     volume_write(
         &volume,
@@ -292,8 +291,8 @@ async fn not_ready_until_rules_load() {
     let pki = pki();
     let (cert, key) = write_pair(dir.path(), &pki.leaf);
     let rules = dir.path().join("rules.yaml");
-    let config = config(vec![rules.clone()], TlsSource::Files { cert, key });
-    let s = TestServer::from_config(dir, pki, rules, config).await;
+    let tls = TlsSource::Files { cert, key };
+    let s = TestServer::from_config(dir, pki, rules.clone(), config(vec![rules], tls)).await;
 
     let (status, text) = get_text(&s.probe("/readyz")).await;
     assert_eq!(status, 503, "{text}");

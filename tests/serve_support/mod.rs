@@ -6,6 +6,7 @@ pub mod process;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 use zoneguard::certs::{Ca, KeyedCert};
 use zoneguard::serve::listener::ConnLimits;
@@ -83,8 +84,9 @@ pub struct TestServer {
     pub dir: tempfile::TempDir,
     pub pki: Pki,
     pub rules: PathBuf,
-    /// The client `answer` posts with: one connection pool for the server's whole test.
-    answers: reqwest::Client,
+    /// The client `answer` posts with, made at its first call: one connection pool for the
+    /// server's whole test, and none for a test that never calls it.
+    answers: OnceLock<reqwest::Client>,
 }
 
 impl TestServer {
@@ -112,13 +114,12 @@ impl TestServer {
         config: Config,
     ) -> TestServer {
         let handle = start(config).await.expect("server starts");
-        let answers = client(&pki.ca.cert.cert_pem, Mode::Auto);
         TestServer {
             handle,
             dir,
             pki,
             rules,
-            answers,
+            answers: OnceLock::new(),
         }
     }
 
@@ -143,7 +144,8 @@ impl TestServer {
 
     /// The `response` of the review in the fixture file `name`, POSTed to `path`.
     pub async fn answer(&self, path: &str, name: &str) -> Value {
-        review(&self.answers, &self.url(path), &fixture(name)).await
+        let client = self.answers.get_or_init(|| self.client());
+        review(client, &self.url(path), &fixture(name)).await
     }
 }
 
