@@ -26,6 +26,11 @@ use zoneguard::serve::listener::HttpsServer;
 use zoneguard::serve::routes::Endpoint;
 use zoneguard::serve::tls::{self, CertStore};
 
+/// zoneguard's own allocator, as `zoneguard serve` runs with: the floor is its stack, allocations
+/// included.
+#[global_allocator]
+static ALLOCATOR: zoneguard::allocator::Allocator = zoneguard::allocator::Allocator;
+
 const ANSWER: &str = r#"{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"5e1f0000-0000-4000-8000-000000000001","allowed":true}}"#;
 
 /// As zoneguard's routes answer, without the admission: 404 for another path, 405 for another

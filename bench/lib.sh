@@ -61,17 +61,18 @@ wait_ready() {
   printf '%s' "$(($(now_us) - start))"
 }
 
-# cpu_ticks PID...: utime + stime of the processes, in clock ticks.
+# cpu_ticks PID...: user and system time of the processes (utime, stime), in clock ticks: "U S".
 cpu_ticks() {
-  local pid total=0 stat rest
+  local pid user=0 system=0 stat rest
   for pid in "$@"; do
     stat="$(cat "/proc/$pid/stat" 2>/dev/null)" || continue
     rest="${stat##*) }"
     # shellcheck disable=SC2086
     set -- $rest
-    total=$((total + ${12} + ${13}))
+    user=$((user + ${12}))
+    system=$((system + ${13}))
   done
-  printf '%s' "$total"
+  printf '%s %s' "$user" "$system"
 }
 
 # status_kib FIELD PID...: sum of a /proc/PID/status field (VmHWM, VmRSS) in KiB.

@@ -23,8 +23,8 @@
 #    (sends on an even schedule, BENCH_RATE in bench/wrk-mix.lua); each in BENCH_ROUNDS rounds
 #    that interleave the three servers;
 # 6. prints requests/s, p50/p99/p99.9, CPU seconds per 10 000 requests (utime+stime from
-#    /proc/<pid>/stat, all nginx processes summed), peak RSS (VmHWM; nginx master + workers
-#    summed), and the ratios zoneguard/nginx and floor/nginx: medians over the rounds, with
+#    /proc/<pid>/stat, all nginx processes summed) and of it the user and the system (kernel:
+#    TCP, waking wrk) time, peak RSS (VmHWM; nginx master + workers summed), and the ratios zoneguard/nginx and floor/nginx: medians over the rounds, with
 #    each round's zoneguard/nginx (saturation) or zoneguard p99 (paced) below each table.
 #
 # Every run is bounded (wrk -d); every process is stopped on exit. Traffic: 127.0.0.1 only.
@@ -190,8 +190,14 @@ load() {
   R_ERR=$(($(result_field "$line" connect_errors) + $(result_field "$line" read_errors) + \
     $(result_field "$line" write_errors) + $(result_field "$line" timeouts) + $(result_field "$line" non2xx)))
   R_RPS="$(awk -v n="$R_REQS" -v d="$R_DUR" 'BEGIN { printf "%.0f", n / (d / 1e6) }')"
-  R_CPU10K="$(awk -v t=$((after - before)) -v hz="$CLK_TCK" -v n="$R_REQS" 'BEGIN { printf "%.3f", (n ? t / hz / n * 10000 : 0) }')"
+  local user=$((${after% *} - ${before% *})) system=$((${after#* } - ${before#* }))
+  R_CPU10K="$(per10k $((user + system)) "$R_REQS")"
+  R_USER10K="$(per10k "$user" "$R_REQS")"
+  R_SYS10K="$(per10k "$system" "$R_REQS")"
 }
+
+# per10k TICKS REQUESTS: CPU seconds per 10 000 requests.
+per10k() { awk -v t="$1" -v hz="$CLK_TCK" -v n="$2" 'BEGIN { printf "%.3f", (n ? t / hz / n * 10000 : 0) }'; }
 
 # measure NAME PORT RATE PIDS...: warm-up, then the measured run into NAME_* variables.
 measure() {
@@ -206,6 +212,8 @@ measure() {
   printf -v "${name}_P999" '%s' "$R_P999"
   printf -v "${name}_ERR" '%s' "$R_ERR"
   printf -v "${name}_CPU10K" '%s' "$R_CPU10K"
+  printf -v "${name}_USER10K" '%s' "$R_USER10K"
+  printf -v "${name}_SYS10K" '%s' "$R_SYS10K"
   [[ -z "$rate" ]] || printf -v "${name}_LATE" '%s' "$R_LATE"
 }
 
@@ -265,14 +273,14 @@ summarize() {
   local name field a
   local -a values
   for name in "$@"; do
-    for field in RPS P50 P99 P999 CPU10K ERR LATE; do
+    for field in RPS P50 P99 P999 CPU10K USER10K SYS10K ERR LATE; do
       a="${name}_1_$field"
       [[ -n "${!a:-}" ]] || continue # LATE: paced runs only
       mapfile -t values < <(per_round "$name" "$field")
       case "$field" in
         ERR | LATE) printf -v "${name}_$field" '%s' "$(printf '%s\n' "${values[@]}" | awk '{ n += $1 } END { print n }')" ;;
         # (Of an even number of rounds, a median is a mean: printed as the figures themselves are.)
-        CPU10K) printf -v "${name}_$field" '%.3f' "$(median "${values[@]}")" ;;
+        CPU10K | USER10K | SYS10K) printf -v "${name}_$field" '%.3f' "$(median "${values[@]}")" ;;
         *) printf -v "${name}_$field" '%.0f' "$(median "${values[@]}")" ;;
       esac
     done
@@ -325,6 +333,8 @@ label() {
     P99) echo "p99 ms" ;;
     P999) echo "p99.9 ms" ;;
     CPU10K) echo "CPU s / 10 000 requests" ;;
+    USER10K) echo "  of which user" ;;
+    SYS10K) echo "  of which system" ;;
     HWM) echo "peak RSS MiB (VmHWM)" ;;
     LATE) echo "sends > 1 ms behind schedule" ;;
     ERR) echo "failed requests" ;;
@@ -334,7 +344,7 @@ label() {
 block() {
   local title="$1" zg="$2" fl="$3" ng="$4" field
   row "$title" zoneguard floor nginx zg/nginx floor/nginx
-  for field in RPS P50 P99 P999 CPU10K HWM LATE ERR; do
+  for field in RPS P50 P99 P999 CPU10K USER10K SYS10K HWM LATE ERR; do
     local z="${zg}_$field" f="${fl}_$field" n="${ng}_$field"
     [[ -n "${!z:-}" ]] || continue
     local a="${!z}" b="${!f:-0}" c="${!n}" name
