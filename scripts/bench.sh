@@ -321,7 +321,7 @@ echo "zoneguard: $BUILD build ($ZONEGUARD_BIN)"
 echo "rules: 50 domain filters, 20 delegated namespaces, 200 trust policies, 3 inject rules"
 echo "mix: Ingress 3 hosts /validate, LoadBalancer Service /mutate, ServiceAccount /validate, denied Ingress /validate"
 echo "TLS: zoneguard $ZG_TLS; nginx $NGINX_TLS; same ECDSA P-256 certificate; HTTP/1.1 keep-alive"
-echo "floor: zoneguard's TLS listener and hyper answering nginx's fixed response (bench/fixed_answer.rs)"
+echo "floor: zoneguard's TLS listener, hyper and allocator answering nginx's fixed response (bench/fixed_answer.rs)"
 echo "wrk -t$WRK_THREADS -c$CONC, ${DURATION}s measured after ${WARMUP}s warm-up; rounds: $ROUNDS, the three servers interleaved; pinned (servers CPU 0, wrk CPU 1): $PIN"
 echo "start to ready with file rules: median ${READY_MEDIAN_MS} ms (µs, sorted: ${READY_SORTED% })"
 echo
