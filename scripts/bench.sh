@@ -24,8 +24,10 @@
 #    that interleave the three servers;
 # 6. prints requests/s, p50/p99/p99.9, CPU seconds per 10 000 requests (utime+stime from
 #    /proc/<pid>/stat, all nginx processes summed) and of it the user and the system (kernel:
-#    TCP, waking wrk) time, peak RSS (VmHWM; nginx master + workers summed), and the ratios zoneguard/nginx and floor/nginx: medians over the rounds, with
-#    each round's zoneguard/nginx (saturation) or zoneguard p99 (paced) below each table.
+#    TCP, waking wrk) time, peak RSS (VmHWM; nginx master + workers summed), and the ratios
+#    zoneguard/nginx and floor/nginx: medians over the rounds, with each round's
+#    zoneguard/nginx (saturation) or zoneguard p99 (paced) below each table; under the
+#    targets, the throughput target in CPU (what 0.8x nginx allows zoneguard a request).
 #
 # Every run is bounded (wrk -d); every process is stopped on exit. Traffic: 127.0.0.1 only.
 #
