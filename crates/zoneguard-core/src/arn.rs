@@ -139,24 +139,14 @@ fn check_account(account: &str) -> Result<(), ArnError> {
 
 /// Splits `role/a/b/name` into the path `/a/b/` and the name `name`.
 fn split_resource(resource: &str) -> Result<(&str, &str), ArnError> {
-    let Some(after) = resource.strip_prefix("role") else {
+    let Some(after) = resource.strip_prefix("role").filter(|a| a.starts_with('/')) else {
         return Err(fail(format!(
             "the resource must be `role/<name>`, got {}",
             ticked(resource)
         )));
     };
-    let Some(slash) = after.rfind('/') else {
-        return Err(fail(format!(
-            "the resource must be `role/<name>`, got {}",
-            ticked(resource)
-        )));
-    };
-    if !after.starts_with('/') {
-        return Err(fail(format!(
-            "the resource must be `role/<name>`, got {}",
-            ticked(resource)
-        )));
-    }
+    // `after` starts with `/`, so it has a last one.
+    let slash = after.rfind('/').unwrap_or(0);
     Ok((&after[..=slash], &after[slash + 1..]))
 }
 

@@ -178,24 +178,24 @@ fn condition_phrase(condition: &Condition, subject: &Subject<'_>) -> (u8, String
     let raws: Vec<&str> = condition.values.iter().map(|v| v.raw.as_str()).collect();
     let values = either(&raws, "or");
     let how = format!("{} on {}", op.name, ticked(&condition.key));
+    let is_sub = key == subject.sub_key().to_lowercase();
+    let is_aud = key == subject.aud_key().to_lowercase();
     if op.test == Test::Null {
-        let phrase = if key == subject.sub_key().to_lowercase()
-            || key == subject.aud_key().to_lowercase()
-        {
+        let phrase = if is_sub || is_aud {
             format!("requires {} to be absent ({how})", ticked(&condition.key))
         } else {
             format!("requires {} ({how}), which a web-identity request from this cluster does not carry", ticked(&condition.key))
         };
         return (3, phrase);
     }
-    if key == subject.sub_key().to_lowercase() {
+    if is_sub {
         return if op.negated {
             (0, format!("excludes {} ({how})", ticked(&subject.sub)))
         } else {
             (0, format!("admits {values}, not {}", ticked(&subject.sub)))
         };
     }
-    if key == subject.aud_key().to_lowercase() {
+    if is_aud {
         return if op.negated {
             (
                 1,
