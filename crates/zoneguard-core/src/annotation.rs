@@ -101,7 +101,9 @@ fn parse_go_int(text: &str) -> Option<i64> {
     text.strip_prefix('+').unwrap_or(text).parse().ok()
 }
 
-/// Go's `time.ParseDuration(s)` truncated to whole seconds, as `int64(d.Seconds())`.
+/// Go's `time.ParseDuration(s)`, then `int64(d.Seconds())`, step for step: a fraction goes
+/// through float64 as Go's does, so the rounding at the edges (`2147483647.999999999s` is
+/// 2147483648 seconds to Go) is Go's.
 fn go_duration_seconds(text: &str) -> Option<i64> {
     let (negative, mut rest) = match text.as_bytes().first() {
         Some(b'-') => (true, &text[1..]),
@@ -114,38 +116,41 @@ fn go_duration_seconds(text: &str) -> Option<i64> {
     if rest.is_empty() {
         return None;
     }
-    let mut nanos: u128 = 0;
+    let mut total: u64 = 0;
     while !rest.is_empty() {
-        let (amount, after) = duration_term(rest)?;
-        nanos = nanos.checked_add(amount)?;
+        let (nanos, after) = duration_term(rest)?;
+        total = total.checked_add(nanos).filter(|&t| t <= 1 << 63)?;
         rest = after;
     }
-    if nanos > 1u128 << 63 || (!negative && nanos == 1u128 << 63) {
-        return None;
-    }
-    let seconds = i64::try_from(nanos / 1_000_000_000).ok()?;
-    Some(if negative { -seconds } else { seconds })
+    let nanos: i64 = if negative {
+        0i64.checked_sub_unsigned(total)?
+    } else {
+        i64::try_from(total).ok()?
+    };
+    // `Duration.Seconds`: whole seconds plus the rest over 1e9, in float64; then truncated.
+    let seconds = (nanos / 1_000_000_000) as f64 + (nanos % 1_000_000_000) as f64 / 1e9;
+    Some(seconds as i64)
 }
 
-/// One `<number><unit>` term in nanoseconds, and the text after it.
-fn duration_term(text: &str) -> Option<(u128, &str)> {
-    let int_len = text.bytes().take_while(u8::is_ascii_digit).count();
-    let (int_part, rest) = text.split_at(int_len);
-    let (frac_part, rest) = match rest.strip_prefix('.') {
+/// One `<number><unit>` term of Go's `ParseDuration` in nanoseconds, and the text after it.
+fn duration_term(text: &str) -> Option<(u64, &str)> {
+    let (whole, rest) = leading_int(text)?;
+    let pre = rest.len() != text.len();
+    let (fraction, scale, rest, post) = match rest.strip_prefix('.') {
         Some(r) => {
-            let n = r.bytes().take_while(u8::is_ascii_digit).count();
-            r.split_at(n)
+            let (f, scale, after) = leading_fraction(r);
+            (f, scale, after, after.len() != r.len())
         }
-        None => ("", rest),
+        None => (0, 1.0, rest, false),
     };
-    if int_part.is_empty() && frac_part.is_empty() {
+    if !pre && !post {
         return None;
     }
     let unit_len = rest
         .find(|c: char| c == '.' || c.is_ascii_digit())
         .unwrap_or(rest.len());
     let (unit, rest) = rest.split_at(unit_len);
-    let scale: u128 = match unit {
+    let unit: u64 = match unit {
         "ns" => 1,
         "us" | "\u{b5}s" | "\u{3bc}s" => 1_000,
         "ms" => 1_000_000,
@@ -154,19 +159,69 @@ fn duration_term(text: &str) -> Option<(u128, &str)> {
         "h" => 3_600_000_000_000,
         _ => return None,
     };
-    let whole: u128 = if int_part.is_empty() {
-        0
-    } else {
-        int_part.parse().ok()?
-    };
-    let mut amount = whole.checked_mul(scale)?;
-    if !frac_part.is_empty() {
-        let digits = &frac_part[..frac_part.len().min(30)];
-        let frac: u128 = digits.parse().ok()?;
-        amount = amount
-            .checked_add(frac.checked_mul(scale)? / 10u128.checked_pow(digits.len() as u32)?)?;
+    if whole > (1 << 63) / unit {
+        return None;
     }
-    Some((amount, rest))
+    let mut nanos = whole * unit;
+    if fraction > 0 {
+        // As Go: float64 keeps a fraction of an hour nanosecond-accurate.
+        nanos += (fraction as f64 * (unit as f64 / scale)) as u64;
+        if nanos > 1 << 63 {
+            return None;
+        }
+    }
+    Some((nanos, rest))
+}
+
+/// Go's `leadingInt`: the digits at the start as a number, `None` past 1<<63.
+fn leading_int(text: &str) -> Option<(u64, &str)> {
+    let len = text.bytes().take_while(u8::is_ascii_digit).count();
+    let mut x: u64 = 0;
+    for digit in text[..len].bytes() {
+        if x > (1 << 63) / 10 {
+            return None;
+        }
+        x = x * 10 + u64::from(digit - b'0');
+        if x > 1 << 63 {
+            return None;
+        }
+    }
+    Some((x, &text[len..]))
+}
+
+/// Go's `leadingFraction`: the digits at the start as a numerator and its power of ten; the
+/// digits past what fits in 63 bits are consumed and ignored.
+fn leading_fraction(text: &str) -> (u64, f64, &str) {
+    let len = text.bytes().take_while(u8::is_ascii_digit).count();
+    let (mut x, mut scale, mut overflow) = (0u64, 1.0f64, false);
+    for digit in text[..len].bytes() {
+        if overflow {
+            continue;
+        }
+        if x > ((1 << 63) - 1) / 10 {
+            overflow = true;
+            continue;
+        }
+        let y = x * 10 + u64::from(digit - b'0');
+        if y > 1 << 63 {
+            overflow = true;
+            continue;
+        }
+        x = y;
+        scale *= 10.0;
+    }
+    (x, scale, &text[len..])
+}
+
+/// Go's `strings.ToLower`: each character's simple lower case, so `İ` (U+0130) becomes `i`,
+/// where Rust's `to_lowercase` writes `i` and a combining dot.
+fn go_to_lower(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            '\u{130}' => 'i',
+            c => c.to_lowercase().next().unwrap_or(c),
+        })
+        .collect()
 }
 
 /// What a `…-hostname-source` annotation tells external-dns to publish.
@@ -178,13 +233,16 @@ pub enum HostnameSource {
 }
 
 impl HostnameSource {
-    /// Parses the value as external-dns compares it (lower-cased); `None` for any other value.
+    /// Parses the value as external-dns compares it (Go's `strings.ToLower`): no annotation is
+    /// `Both`; any value but the two, the empty one included, is `None`.
     pub fn parse(value: Option<&str>) -> Option<Self> {
-        match value.map(str::to_lowercase).as_deref() {
-            None | Some("") => Some(Self::Both),
-            Some("defined-hosts-only") => Some(Self::DefinedHostsOnly),
-            Some("annotation-only") => Some(Self::AnnotationOnly),
-            Some(_) => None,
+        let Some(value) = value else {
+            return Some(Self::Both);
+        };
+        match go_to_lower(value).as_str() {
+            "defined-hosts-only" => Some(Self::DefinedHostsOnly),
+            "annotation-only" => Some(Self::AnnotationOnly),
+            _ => None,
         }
     }
 
@@ -246,6 +304,9 @@ mod tests {
             ("2147483647", 2147483647),
             ("1h0.5s", 3600),
             ("1000ms", 1),
+            // Go drops the fraction's digits past 63 bits, and its float64 rounds up to 2.
+            ("1.999999999999999999999999999999s", 2),
+            ("0.123456789012345678901234567890h", 444),
         ] {
             assert_eq!(parse_ttl(text), Ok(want), "{text}");
         }
@@ -268,6 +329,9 @@ mod tests {
             "m",
             ".s",
             "9999999999999999999h",
+            // Go's float64 seconds round these up to 2147483648.
+            "2147483647.999999999s",
+            "35791394m7.9999999999s",
         ] {
             assert!(parse_ttl(text).is_err(), "{text:?} should be refused");
         }
@@ -294,5 +358,30 @@ mod tests {
         );
         assert_eq!(HostnameSource::parse(None), Some(HostnameSource::Both));
         assert_eq!(HostnameSource::parse(Some("annotations-only")), None);
+    }
+
+    #[test]
+    fn hostname_source_values_are_lower_cased_as_go_does_and_empty_is_invalid() {
+        let table = [
+            (None, Some(HostnameSource::Both)),
+            (Some(""), None),
+            (
+                Some("DEFINED-HOSTS-ONLY"),
+                Some(HostnameSource::DefinedHostsOnly),
+            ),
+            // Go lower-cases U+0130 to a plain `i`.
+            (
+                Some("ANNOTAT\u{130}ON-ONLY"),
+                Some(HostnameSource::AnnotationOnly),
+            ),
+            (
+                Some("DEF\u{130}NED-HOSTS-ONLY"),
+                Some(HostnameSource::DefinedHostsOnly),
+            ),
+            (Some(" annotation-only"), None),
+        ];
+        for (value, want) in table {
+            assert_eq!(HostnameSource::parse(value), want, "{value:?}");
+        }
     }
 }

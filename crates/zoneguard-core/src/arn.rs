@@ -164,6 +164,12 @@ fn check_path(path: &str) -> Result<(), ArnError> {
             ticked(&bad.to_string())
         )));
     }
+    // IAM's path pattern is `/`, or `/`, at least one character and `/`: `//` is neither.
+    if path == "//" {
+        return Err(fail(
+            "the role path must be `/` or `/<text>/`, got `//`".to_owned(),
+        ));
+    }
     Ok(())
 }
 
@@ -337,6 +343,7 @@ mod tests {
             ("arn:aws:iam::111122223333:role/a:b", "the role name may contain only"),
             ("arn:aws:iam::111122223333:role/é", "the role name may contain only"),
             ("arn:aws:iam::111122223333:role/team dns/x", "the role path may contain only printable ASCII"),
+            ("arn:aws:iam::111122223333:role//x", "the role path must be `/` or `/<text>/`, got `//`"),
             (&long_name, "the role name must be at most 64 characters, got 65"),
             (&long_path, "the role path must be at most 512 characters, got 513"),
         ];

@@ -56,9 +56,9 @@ impl Subject<'_> {
     }
 
     /// The role's ARN as `RoleArn::arn` writes it (the key of the rules' trust policies and of
-    /// the IAM facts): the annotation trimmed, since `RoleArn::parse` accepts only that form.
+    /// the IAM facts): the annotation, which `RoleArn::parse` accepted as it is.
     fn arn(&self) -> &str {
-        self.arn_text.trim()
+        self.arn_text
     }
 
     /// Reports a trust policy's answer: a denial as a violation, `denied` before the policy's
@@ -115,10 +115,12 @@ pub fn check_with(
     facts: &Facts,
 ) -> Findings {
     let mut out = Findings::default();
-    let Some(arn_text) = annotation::get(object, ROLE_ARN).filter(|v| !v.trim().is_empty()) else {
+    // The pod identity webhook skips an empty value and passes any other, spaces included, to
+    // the pods' AWS_ROLE_ARN as it is: so only the empty value means "no role".
+    let Some(arn_text) = annotation::get(object, ROLE_ARN).filter(|v| !v.is_empty()) else {
         return out;
     };
-    let role = match RoleArn::parse(arn_text.trim()) {
+    let role = match RoleArn::parse(arn_text) {
         Ok(role) => role,
         Err(e) => {
             out.violations.push(Violation { field: annotation::field(ROLE_ARN), value: arn_text.to_string(), reason: Reason::RoleArnInvalid, message: format!("{} is not an IAM role ARN: {e}; write arn:aws:iam::<12-digit account>:role/<name>", At(arn_text)) });

@@ -172,6 +172,36 @@ fn an_arn_differing_in_path_or_case_is_reported_as_such() {
     assert!(f.violations.is_empty(), "{f:?}");
 }
 
+#[test]
+fn spaces_around_the_arn_are_invalid_and_only_an_empty_value_means_no_role() {
+    // The pod identity webhook hands the value to the pods as it is: a role ARN with a
+    // newline from a YAML block scalar names no role at STS.
+    let facts = facts_with_role(trusting_role(ROLE));
+    let check = |value: &str| {
+        let object = sa(value);
+        check_with(
+            &rules(""),
+            "external-dns",
+            "external-dns",
+            &Node::from(&object),
+            &facts,
+        )
+    };
+    for value in [
+        &format!("{ROLE}\n"),
+        &format!(" {ROLE}"),
+        &format!("{ROLE}\t"),
+        "   ",
+    ] {
+        let f = check(value);
+        assert_eq!(reasons(&f), [Reason::RoleArnInvalid], "{value:?}");
+        assert!(f.violations[0].message.contains("whitespace"), "{f:?}");
+    }
+    let f = check("");
+    assert!(f.violations.is_empty() && f.warnings.is_empty(), "{f:?}");
+    assert!(check(ROLE).violations.is_empty());
+}
+
 fn with_provider(lookup: Lookup<OidcProvider>) -> Facts {
     let mut facts = facts_with_role(trusting_role(ROLE));
     facts.insert_provider(PROVIDER, lookup);

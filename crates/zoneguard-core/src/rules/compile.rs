@@ -340,6 +340,29 @@ fn irsa(doc: &IrsaDoc, errors: &mut Vec<CompileError>) -> Irsa {
 /// `https://oidc…/id/X/` → `oidc…/id/X`.
 fn normalize_issuer(issuer: &str) -> String {
     let s = issuer.trim();
-    let s = s.strip_prefix("https://").unwrap_or(s);
+    // The scheme is case-insensitive (RFC 3986); IAM's provider ARN has none.
+    let s = match s.get(..8) {
+        Some(scheme) if scheme.eq_ignore_ascii_case("https://") => &s[8..],
+        _ => s,
+    };
     s.trim_end_matches('/').to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::normalize_issuer;
+
+    #[test]
+    fn the_issuer_loses_its_scheme_in_any_case_and_its_trailing_slashes() {
+        let id = "oidc.eks.us-east-1.amazonaws.com/id/ABC";
+        for text in [
+            id.to_owned(),
+            format!("https://{id}"),
+            format!("HTTPS://{id}/"),
+            format!(" Https://{id}// "),
+        ] {
+            assert_eq!(normalize_issuer(&text), id, "{text:?}");
+        }
+        assert_eq!(normalize_issuer("https:/x"), "https:/x");
+    }
 }

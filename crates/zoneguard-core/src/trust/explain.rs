@@ -102,7 +102,9 @@ fn either(items: &[&str], joiner: &str) -> String {
 
 fn explicit_deny(statement: &Statement, subject: &Subject<'_>) -> Miss {
     let text = format!(
-        "trust policy of role {} explicitly denies {}: the Deny in {} matches it.",
+        "trust policy of role {} explicitly denies {}: the Deny in {} matches it; narrow that \
+         Deny's Principal or Condition so it no longer matches this ServiceAccount, or use \
+         another role.",
         subject.role,
         ticked(&subject.sub),
         statement.describe()

@@ -729,7 +729,7 @@ fn an_explicit_deny_names_the_statement() {
     let miss = explanation(json!([irsa(NS, SA), deny]));
     assert_eq!(
         miss.explanation,
-        "trust policy of role arn:aws:iam::111122223333:role/external-dns explicitly denies `system:serviceaccount:kube-system:external-dns`: the Deny in Statement[1] (Sid `NoKubeSystem`) matches it."
+        "trust policy of role arn:aws:iam::111122223333:role/external-dns explicitly denies `system:serviceaccount:kube-system:external-dns`: the Deny in Statement[1] (Sid `NoKubeSystem`) matches it; narrow that Deny's Principal or Condition so it no longer matches this ServiceAccount, or use another role."
     );
     assert_eq!(miss.suggested_statement, None);
 }
