@@ -114,7 +114,7 @@ fn check_objects(
             errors.push(InputError {
                 file: object.file.clone(),
                 line: None,
-                message: format!("{} {}: {e}", meta.kind, meta.name),
+                message: format!("{} {}: {e}", meta.kind, meta.shown_name()),
             });
             continue;
         }
@@ -128,8 +128,8 @@ fn check_objects(
         let Some(tree) = tree else {
             outcome.skipped.push(Skipped {
                 file: object.file.clone(),
+                name: meta.shown_name().to_owned(),
                 kind: meta.kind,
-                name: meta.name,
             });
             continue;
         };
@@ -139,7 +139,7 @@ fn check_objects(
             api_version: meta.api_version.clone(),
             kind: meta.kind.clone(),
             namespace: meta.namespace.clone(),
-            name: meta.name.clone(),
+            name: meta.shown_name().to_owned(),
             decision,
         });
     }
@@ -153,10 +153,22 @@ struct Meta {
     version: String,
     kind: String,
     namespace: String,
+    /// `metadata.name`: empty for an object with only `generateName`, whose name the API
+    /// server makes after the mutating webhooks (so no `{name}` template is filled).
     name: String,
+    generate_name: String,
 }
 
 impl Meta {
+    /// The name to show in the report: `metadata.name`, else the `generateName` prefix.
+    fn shown_name(&self) -> &str {
+        if self.name.is_empty() {
+            &self.generate_name
+        } else {
+            &self.name
+        }
+    }
+
     fn of(object: &Object, default_ns: &str) -> Self {
         let v = &object.value;
         let api_version = v["apiVersion"].as_str().unwrap_or_default().to_string();
@@ -169,9 +181,8 @@ impl Meta {
         Meta {
             kind: v["kind"].as_str().unwrap_or_default().to_string(),
             namespace: text("/metadata/namespace").unwrap_or_else(|| default_ns.to_string()),
-            name: text("/metadata/name")
-                .or_else(|| text("/metadata/generateName"))
-                .unwrap_or_default(),
+            name: text("/metadata/name").unwrap_or_default(),
+            generate_name: text("/metadata/generateName").unwrap_or_default(),
             api_version,
             group,
             version,

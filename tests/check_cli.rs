@@ -214,3 +214,80 @@ fn an_object_without_a_name_is_checked_and_shown_as_unnamed() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stdout).contains("-: Ingress team-a/(unnamed): DENIED"));
 }
+
+#[test]
+fn a_generate_name_fills_no_name_template_and_is_shown_as_the_name() {
+    // The API server makes the name after the mutating webhooks: `{name}` has nothing yet.
+    let doc = b"apiVersion: v1\nkind: Service\nmetadata: {generateName: web-, namespace: team-a}\nspec: {type: LoadBalancer}\n";
+    let out = zoneguard(
+        &["check", "--rules", RULES, "--output", "json", "-"],
+        Some(doc),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let result = &json_of(&out)["results"][0];
+    assert_eq!(result["name"], "web-");
+    assert_eq!(result["allowed"], true);
+    assert_eq!(result["patch"], serde_json::json!([]), "{result}");
+}
+
+#[test]
+fn a_linked_directory_is_not_walked_so_a_link_loop_ends() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let rules = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(RULES);
+    std::fs::write(
+        dir.path().join("svc.yaml"),
+        "apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: team-a}\n",
+    )
+    .expect("write");
+    std::os::unix::fs::symlink(".", dir.path().join("self")).expect("link");
+    std::os::unix::fs::symlink("..", dir.path().join("up")).expect("link");
+    let path = dir.path().to_str().expect("utf-8");
+    let rules = rules.to_str().expect("utf-8");
+    let out = zoneguard(&["check", "--rules", rules, "--output", "json", path], None);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(json_of(&out)["results"].as_array().map(Vec::len), Some(1));
+}
+
+#[test]
+fn json_output_keeps_the_spec_s_field_order() {
+    let doc = b"apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: web, namespace: team-a}\nspec: {rules: [{host: x.other.org}]}\n";
+    let out = zoneguard(
+        &["check", "--rules", RULES, "--output", "json", "-"],
+        Some(doc),
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let order = [
+        "\"file\"",
+        "\"apiVersion\"",
+        "\"kind\"",
+        "\"namespace\"",
+        "\"name\"",
+        "\"allowed\"",
+        "\"violations\"",
+        "\"field\"",
+        "\"value\"",
+        "\"reason\"",
+        "\"message\"",
+        "\"warnings\"",
+        "\"patch\"",
+        "\"skipped\"",
+    ];
+    let positions: Vec<usize> = order
+        .iter()
+        .map(|k| text.find(k).unwrap_or(usize::MAX))
+        .collect();
+    assert!(
+        positions.windows(2).all(|w| w[0] < w[1]),
+        "{positions:?}\n{text}"
+    );
+}

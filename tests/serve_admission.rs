@@ -203,3 +203,18 @@ fn base64_decode(text: &str) -> Vec<u8> {
         .decode(text)
         .unwrap()
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn mutate_fills_no_name_template_from_a_generate_name() {
+    // The API server calls the mutating webhooks before it makes the name from the prefix.
+    let s = server().await;
+    let mut request = fixture("service-lb-create.json");
+    request["request"]["name"] = "".into();
+    let meta = &mut request["request"]["object"]["metadata"];
+    meta.as_object_mut().expect("metadata").remove("name");
+    meta["generateName"] = "web-".into();
+    let r = review(&s.client(), &s.url("/mutate"), &request).await;
+    assert_eq!(r["allowed"], true, "{r}");
+    // The rules' only injection is `{name}.{namespace}.example.com`: nothing to add yet.
+    assert!(r.get("patch").is_none(), "{r}");
+}

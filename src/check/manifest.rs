@@ -81,7 +81,11 @@ fn walk(dir: &Path, errors: &mut Vec<InputError>) -> Vec<PathBuf> {
     paths.sort();
     for path in paths {
         if path.is_dir() {
-            files.extend(walk(&path, errors));
+            // A linked directory is not entered (as kubectl's -R): a link to `.` or a parent
+            // would otherwise be walked again and again.
+            if !is_symlink(&path) {
+                files.extend(walk(&path, errors));
+            }
         } else if matches!(
             path.extension().and_then(|e| e.to_str()),
             Some("yaml" | "yml" | "json")
@@ -90,6 +94,11 @@ fn walk(dir: &Path, errors: &mut Vec<InputError>) -> Vec<PathBuf> {
         }
     }
     files
+}
+
+fn is_symlink(path: &Path) -> bool {
+    path.symlink_metadata()
+        .is_ok_and(|m| m.file_type().is_symlink())
 }
 
 fn read_file(path: &Path, out: &mut Vec<Object>, errors: &mut Vec<InputError>) {

@@ -1,7 +1,8 @@
 //! `zoneguard check` output: text for CI logs, JSON for tools (SPEC §6).
 
 use super::manifest::InputError;
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::Value;
 use zoneguard_core::admission::Decision;
 use zoneguard_core::mutation::AddOp;
 
@@ -45,29 +46,75 @@ pub fn print(format: Format, outcome: &Outcome, errors: &[InputError]) {
     }
 }
 
-pub fn to_json(outcome: &Outcome) -> Value {
-    let results: Vec<Value> = outcome
-        .results
-        .iter()
-        .map(|r| {
-            let violations: Vec<Value> = r
-                .decision
+/// The JSON report, its fields in SPEC §6's order.
+#[derive(Serialize)]
+pub struct Report<'a> {
+    results: Vec<ResultJson<'a>>,
+    skipped: Vec<SkippedJson<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ResultJson<'a> {
+    file: &'a str,
+    api_version: &'a str,
+    kind: &'a str,
+    namespace: &'a str,
+    name: &'a str,
+    allowed: bool,
+    violations: Vec<ViolationJson<'a>>,
+    warnings: &'a [String],
+    patch: &'a [AddOp],
+}
+
+#[derive(Serialize)]
+struct ViolationJson<'a> {
+    field: &'a str,
+    value: &'a str,
+    reason: &'static str,
+    message: &'a str,
+}
+
+#[derive(Serialize)]
+struct SkippedJson<'a> {
+    file: &'a str,
+    kind: &'a str,
+    name: &'a str,
+}
+
+pub fn to_json(outcome: &Outcome) -> Report<'_> {
+    let results = outcome.results.iter().map(|r| {
+        let d = &r.decision;
+        ResultJson {
+            file: &r.file,
+            api_version: &r.api_version,
+            kind: &r.kind,
+            namespace: &r.namespace,
+            name: &r.name,
+            allowed: d.allowed,
+            violations: d
                 .violations
                 .iter()
-                .map(|v| json!({"field": v.field, "value": v.value, "reason": v.reason.as_str(), "message": v.message}))
-                .collect();
-            json!({
-                "file": r.file, "apiVersion": r.api_version, "kind": r.kind, "namespace": r.namespace, "name": r.name,
-                "allowed": r.decision.allowed, "violations": violations, "warnings": r.decision.warnings, "patch": r.decision.patch,
-            })
-        })
-        .collect();
-    let skipped: Vec<Value> = outcome
-        .skipped
-        .iter()
-        .map(|s| json!({"file": s.file, "kind": s.kind, "name": s.name}))
-        .collect();
-    json!({"results": results, "skipped": skipped})
+                .map(|v| ViolationJson {
+                    field: &v.field,
+                    value: &v.value,
+                    reason: v.reason.as_str(),
+                    message: &v.message,
+                })
+                .collect(),
+            warnings: &d.warnings,
+            patch: &d.patch,
+        }
+    });
+    let skipped = outcome.skipped.iter().map(|s| SkippedJson {
+        file: &s.file,
+        kind: &s.kind,
+        name: &s.name,
+    });
+    Report {
+        results: results.collect(),
+        skipped: skipped.collect(),
+    }
 }
 
 pub fn to_text(outcome: &Outcome) -> String {
@@ -154,6 +201,7 @@ fn describe_op(op: &AddOp) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn each_shape_of_patch_is_described_as_the_annotations_it_adds() {

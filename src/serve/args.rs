@@ -30,7 +30,8 @@ pub struct Args {
         long = "rules",
         value_name = "FILE",
         env = "ZONEGUARD_RULES",
-        value_delimiter = ','
+        value_delimiter = ',',
+        conflicts_with = "rules_namespace"
     )]
     pub rules: Vec<PathBuf>,
     /// Read rules from the labelled ConfigMaps (key rules.yaml) in this namespace, live.
@@ -168,7 +169,24 @@ impl Args {
 #[cfg(test)]
 mod tests {
     use super::parse_duration;
+    use clap::Parser;
     use std::time::Duration;
+
+    #[derive(Parser)]
+    struct Serve {
+        #[command(flatten)]
+        args: super::Args,
+    }
+
+    #[test]
+    fn rules_files_and_rule_configmaps_are_one_or_the_other() {
+        let parse = |args: &[&str]| Serve::try_parse_from([&["serve"], args].concat());
+        assert!(parse(&["--rules", "r.yaml"]).is_ok());
+        assert!(parse(&["--rules-namespace", "zoneguard"]).is_ok());
+        let both = parse(&["--rules", "r.yaml", "--rules-namespace", "zoneguard"]);
+        let err = both.err().expect("refused").to_string();
+        assert!(err.contains("cannot be used with"), "{err}");
+    }
 
     #[test]
     fn durations() {

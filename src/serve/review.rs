@@ -199,7 +199,9 @@ impl Review<'_> {
         self.namespace.as_ref().map_or("", Text::as_str)
     }
 
-    /// The object's name: the request's, else the object's own (or its `generateName`).
+    /// The object's name: the request's, else the object's own; empty while the API server has
+    /// yet to generate it (a mutating review of an object with only `generateName`), so that
+    /// no `{name}` template is filled with the prefix.
     pub fn name(&self) -> &str {
         if let Some(name) = self
             .name
@@ -209,12 +211,23 @@ impl Review<'_> {
         {
             return name;
         }
-        let meta = self.object.as_ref().and_then(|o| o.get("metadata"));
-        let field = |key: &str| meta.and_then(|m| m.get(key)).and_then(Node::as_str);
-        field("name")
+        self.metadata_str("name").unwrap_or("")
+    }
+
+    /// The name to show in messages and logs: [`Review::name`], else the `generateName` prefix.
+    pub fn shown_name(&self) -> &str {
+        Some(self.name())
             .filter(|n| !n.is_empty())
-            .or_else(|| field("generateName"))
+            .or_else(|| self.metadata_str("generateName"))
             .unwrap_or("")
+    }
+
+    /// A non-empty string field of the object's `metadata`.
+    fn metadata_str(&self, key: &str) -> Option<&str> {
+        let meta = self.object.as_ref().and_then(|o| o.get("metadata"))?;
+        meta.get(key)
+            .and_then(Node::as_str)
+            .filter(|v| !v.is_empty())
     }
 
     pub fn is_dry_run(&self) -> bool {
@@ -400,7 +413,7 @@ pub fn respond<'a>(
         message: decision.summary(
             &review.kind.kind,
             review.namespace(),
-            review.name(),
+            review.shown_name(),
             max_lines,
         ),
     });
@@ -514,12 +527,28 @@ mod tests {
     }
 
     #[test]
-    fn name_falls_back_to_object_metadata() {
-        let body = br#"{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{
-            "uid":"u","kind":{"group":"","version":"v1","kind":"Service"},"operation":"CREATE",
-            "namespace":"a","object":{"metadata":{"generateName":"svc-"}}}}"#;
-        let review = parse(body).unwrap();
-        assert_eq!(review.name(), "svc-");
-        assert_eq!(review.core_request().namespace, "a");
+    fn the_name_comes_from_the_object_and_a_generate_name_is_only_shown() {
+        let review_of = |metadata: &str| {
+            let body = format!(
+                r#"{{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{{
+                "uid":"u","kind":{{"group":"","version":"v1","kind":"Service"}},"operation":"CREATE",
+                "namespace":"a","object":{{"metadata":{metadata}}}}}}}"#
+            );
+            parse(body.as_bytes()).map(|r| (r.name().to_owned(), r.shown_name().to_owned()))
+        };
+        let table = [
+            (r#"{"generateName":"svc-"}"#, ("", "svc-")),
+            (r#"{"name":"","generateName":"svc-"}"#, ("", "svc-")),
+            (r#"{"name":"web","generateName":"svc-"}"#, ("web", "web")),
+            (r#"{}"#, ("", "")),
+        ];
+        for (metadata, (name, shown)) in table {
+            let got = review_of(metadata).unwrap();
+            assert_eq!(
+                (got.0.as_str(), got.1.as_str()),
+                (name, shown),
+                "{metadata}"
+            );
+        }
     }
 }

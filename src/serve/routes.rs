@@ -244,7 +244,7 @@ impl Webhook {
                     uid = review.uid.as_str(),
                     kind = review.kind.kind.as_str(),
                     namespace = review.namespace(),
-                    name = review.name(),
+                    name = review.shown_name(),
                     operation = review.operation.as_str(),
                     dry_run = review.is_dry_run(),
                     verdict,

@@ -119,10 +119,14 @@ impl Decision {
 }
 
 fn in_scope(rules: &RuleSet, req: &Request<'_>) -> bool {
+    writes_an_object(req) && !rules.exempt_namespaces.contains(req.namespace)
+}
+
+/// A create or update of an object itself (not of a subresource).
+fn writes_an_object(req: &Request<'_>) -> bool {
     matches!(req.operation, Operation::Create | Operation::Update)
         && req.sub_resource.is_none_or(str::is_empty)
         && req.object.is_some()
-        && !rules.exempt_namespaces.contains(req.namespace)
 }
 
 /// Validates a request with the rules in force (no IAM facts: `irsa.source: iam` roles get
@@ -154,12 +158,17 @@ pub fn validate_full(
     other_sources: &[RuleSource<'_>],
     facts: &irsa::Facts,
 ) -> Decision {
+    // A rule ConfigMap is checked even in an exempt namespace: exempting zoneguard's own
+    // namespace must not let a broken rule edit through.
+    if req.group.is_empty() && req.kind == "ConfigMap" {
+        return match req.object.filter(|_| writes_an_object(req)) {
+            Some(object) => rules_configmap::validate(req, object, other_sources),
+            None => Decision::admit(),
+        };
+    }
     let Some(object) = req.object.filter(|_| in_scope(rules, req)) else {
         return Decision::admit();
     };
-    if req.group.is_empty() && req.kind == "ConfigMap" {
-        return rules_configmap::validate(req, object, other_sources);
-    }
     let Some(kind) = Kind::of(req.group, req.kind) else {
         return Decision::admit();
     };

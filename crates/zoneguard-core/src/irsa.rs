@@ -127,6 +127,11 @@ pub fn check_with(
             return out;
         }
     };
+    if name.is_empty() {
+        // Only `generateName`: STS will see the name the API server makes, not known yet.
+        out.warnings.push(format!("{} cannot be checked against its trust policy yet: the ServiceAccount has no name (only generateName), and the policy must admit system:serviceaccount:{namespace}:<the name the API server generates>", At(arn_text)));
+        return out;
+    }
     let irsa = &rules.irsa;
     let subject = Subject {
         namespace,

@@ -649,3 +649,22 @@ fn a_name_in_a_rule_and_in_tls_is_judged_in_both_fields() {
         ]
     );
 }
+
+#[test]
+fn a_broken_rules_configmap_is_refused_even_when_its_namespace_is_exempt() {
+    let cm = json!({"metadata": {"name": "rules", "labels": {"zoneguard.io/rules": "true"}}, "data": {"rules.yaml": "bogus: 1\n"}});
+    let exempting = rules("exemptNamespaces: [kube-system, zoneguard]\n");
+    let d = validate(
+        &exempting,
+        &req(
+            Operation::Update,
+            "",
+            "ConfigMap",
+            "zoneguard",
+            &tree(&cm),
+            None,
+        ),
+    );
+    assert!(!d.allowed, "{d:?}");
+    assert!(d.violations[0].message.contains("bogus"), "{d:?}");
+}

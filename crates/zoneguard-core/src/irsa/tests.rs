@@ -202,6 +202,19 @@ fn spaces_around_the_arn_are_invalid_and_only_an_empty_value_means_no_role() {
     assert!(check(ROLE).violations.is_empty());
 }
 
+#[test]
+fn a_service_account_with_only_a_generate_name_is_a_warning_not_a_verdict() {
+    let facts = facts_with_role(trusting_role(ROLE));
+    let object = sa(ROLE);
+    let f = check_with(&rules(""), "external-dns", "", &Node::from(&object), &facts);
+    assert!(f.violations.is_empty(), "{f:?}");
+    assert_eq!(f.warnings.len(), 1, "{f:?}");
+    assert!(
+        f.warnings[0].contains("no name (only generateName)"),
+        "{f:?}"
+    );
+}
+
 fn with_provider(lookup: Lookup<OidcProvider>) -> Facts {
     let mut facts = facts_with_role(trusting_role(ROLE));
     facts.insert_provider(PROVIDER, lookup);
