@@ -50,7 +50,9 @@ pub fn field_of(prefix: &str, name: &str) -> String {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ListItem {
     pub index: usize,
-    /// The item as the user wrote it.
+    /// The item as written, cut where external-dns cuts it: without the spaces at its ends, nor
+    /// the white space at the ends of the whole value; interior spaces and any other white space
+    /// (a tab after a comma) kept.
     pub raw: String,
     /// The item as external-dns reads it (every ASCII space deleted).
     pub name: String,
@@ -58,16 +60,24 @@ pub struct ListItem {
     pub interior_space: bool,
 }
 
-/// external-dns's `SplitHostnameAnnotation`: delete spaces, trim, split on `,`.
+/// external-dns's `SplitHostnameAnnotation`: delete ASCII spaces, trim white space, split on `,`.
 pub fn split_hostnames(value: &str) -> Vec<ListItem> {
     let cleaned = value.replace(' ', "");
     let cleaned = cleaned.trim();
-    let raws: Vec<&str> = value.split(',').collect();
+    // Deleting spaces and trimming keeps every comma, so the items line up with the value's.
+    let last = value.bytes().filter(|b| *b == b',').count();
     cleaned
         .split(',')
+        .zip(value.split(','))
         .enumerate()
-        .map(|(index, name)| {
-            let raw = raws.get(index).copied().unwrap_or(name).trim();
+        .map(|(index, (name, raw))| {
+            let mut raw = raw.trim_matches(' ');
+            if index == 0 {
+                raw = raw.trim_start();
+            }
+            if index == last {
+                raw = raw.trim_end();
+            }
             ListItem {
                 index,
                 raw: raw.to_string(),
@@ -348,6 +358,45 @@ mod tests {
         let interior: Vec<_> = items.iter().map(|i| i.interior_space).collect();
         assert_eq!(interior, [false, true, false, false]);
         assert_eq!(items[1].raw, "b c.example.com");
+    }
+
+    #[test]
+    fn hostname_list_items_are_shown_as_external_dns_uses_them() {
+        // external-dns deletes ASCII spaces, trims the whole value, then splits: a tab after a
+        // comma stays in the name, a tab at either end of the value does not.
+        let table = [
+            (
+                "a.example.com,\tb.example.com",
+                1,
+                "\tb.example.com",
+                "\tb.example.com",
+            ),
+            (
+                "\t a.example.com,b.example.com",
+                0,
+                "a.example.com",
+                "a.example.com",
+            ),
+            (
+                "a.example.com,b.example.com \n",
+                1,
+                "b.example.com",
+                "b.example.com",
+            ),
+            (
+                "a.example.com\t,b.example.com",
+                0,
+                "a.example.com\t",
+                "a.example.com\t",
+            ),
+            (" a b.example.com ", 0, "a b.example.com", "ab.example.com"),
+            ("a.example.com\u{a0}", 0, "a.example.com", "a.example.com"),
+        ];
+        for (value, index, raw, name) in table {
+            let items = split_hostnames(value);
+            assert_eq!(items[index].raw, raw, "{value:?}");
+            assert_eq!(items[index].name, name, "{value:?}");
+        }
     }
 
     #[test]

@@ -1,9 +1,13 @@
-//! Hostname checks beyond the domain filters (SPEC §2.2): DNS syntax and TXT ownership length.
+//! Hostname checks beyond the domain filters (SPEC §2.2): DNS syntax, the names external-dns's
+//! Gateway API source drops, SRV names and TXT ownership length.
 
 use crate::rules::TxtRegistry;
 
 /// The longest record type external-dns may write a TXT ownership record for.
 const LONGEST_TYPE: &str = "cname";
+
+/// The record type of a NodePort Service's SRV records, as external-dns writes it in TXT names.
+const SRV_TYPE: &str = "srv";
 
 /// Why a name is not a DNS name external-dns can publish as written.
 pub fn syntax_problem(name: &str) -> Option<String> {
@@ -98,6 +102,113 @@ fn label_problem(index: usize, label: &str) -> Option<String> {
     None
 }
 
+/// Why external-dns's Gateway API source (`gwHost`) drops a route or listener hostname.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GatewayDrop {
+    /// An IPv4 or IPv6 address.
+    IpAddress,
+    /// Not ASCII (an IDN written in Unicode).
+    NotAscii,
+    /// ASCII, but not an RFC 1123 name after one leading `*.`.
+    NotRfc1123,
+}
+
+/// external-dns v0.22.0's `gwHost`: the empty name (any host) passes; an IP address, or a name
+/// that is not an ASCII RFC 1123 domain once one leading `*.` is removed, is dropped.
+pub fn gateway_drop(name: &str) -> Option<GatewayDrop> {
+    if name.is_empty() {
+        return None;
+    }
+    if name.parse::<std::net::IpAddr>().is_ok() {
+        return Some(GatewayDrop::IpAddress);
+    }
+    if is_dns1123_domain(name.strip_prefix("*.").unwrap_or(name)) {
+        return None;
+    }
+    Some(if name.is_ascii() {
+        GatewayDrop::NotRfc1123
+    } else {
+        GatewayDrop::NotAscii
+    })
+}
+
+/// external-dns's `isDNS1123Domain`: 1..255 octets of labels cut at each `.` (so one trailing
+/// dot passes).
+fn is_dns1123_domain(name: &str) -> bool {
+    if name.is_empty() || name.len() > 255 {
+        return false;
+    }
+    let mut rest = name;
+    while !rest.is_empty() {
+        let (label, after) = rest.split_once('.').unwrap_or((rest, ""));
+        if !is_dns1123_label(label.as_bytes()) {
+            return false;
+        }
+        rest = after;
+    }
+    true
+}
+
+/// external-dns's `isDNS1123Label`: 1..63 ASCII letters, digits and interior `-`.
+fn is_dns1123_label(label: &[u8]) -> bool {
+    let (Some(first), Some(last)) = (label.first(), label.last()) else {
+        return false;
+    };
+    label.len() <= 63
+        && first.is_ascii_alphanumeric()
+        && last.is_ascii_alphanumeric()
+        && label
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || *b == b'-')
+}
+
+/// Why the SRV name `_<service>._<protocol>.<host>` of a NodePort Service is not one external-dns
+/// can publish, and the fix. Its first two labels may start with `_`; the host is judged as any
+/// hostname.
+pub fn srv_syntax_problem(name: &str) -> Option<(String, &'static str)> {
+    let (service, rest) = name.split_once('.').unwrap_or((name, ""));
+    let (protocol, host) = rest.split_once('.').unwrap_or((rest, ""));
+    if let Some(problem) = service_label_problem(service) {
+        return Some((problem, "use a Service name of at most 62 characters"));
+    }
+    if let Some(problem) = service_label_problem(protocol) {
+        return Some((problem, "use the port protocol TCP, UDP or SCTP"));
+    }
+    let fix = "correct the hostname";
+    if let Some(problem) = syntax_problem(host) {
+        return Some((problem, fix));
+    }
+    let host = host.strip_suffix('.').unwrap_or(host);
+    let host_len = if host.is_ascii() {
+        host.len()
+    } else {
+        to_ascii(host).map_or(0, |a| a.len())
+    };
+    let len = service.len() + protocol.len() + 2 + host_len;
+    (len > 253).then(|| {
+        let problem = format!("it is {len} octets long; a DNS name has at most 253");
+        (problem, "use a shorter hostname")
+    })
+}
+
+/// An SRV service label: `_` and an RFC 1123 label, at most 63 octets in all.
+fn service_label_problem(label: &str) -> Option<String> {
+    let bytes = label.as_bytes();
+    if bytes.len() > 63 {
+        return Some(format!(
+            "its label {label:?} is {} octets long; a label has at most 63",
+            bytes.len()
+        ));
+    }
+    match label.strip_prefix('_') {
+        Some(rest) if is_dns1123_label(rest.as_bytes()) => None,
+        Some(rest) => Some(label_problem(1, rest).unwrap_or_else(|| {
+            format!("its label {label:?} is not '_' followed by letters, digits and '-'")
+        })),
+        None => Some(format!("its label {label:?} does not start with '_'")),
+    }
+}
+
 /// UTS-46 ASCII form of a name (labels already ASCII stay as they are, lower-cased).
 pub fn to_ascii(name: &str) -> Result<String, String> {
     if name.is_ascii() && !name.split('.').any(|l| is_ace(l.as_bytes())) {
@@ -120,15 +231,24 @@ pub fn to_ascii(name: &str) -> Result<String, String> {
 /// The TXT ownership name external-dns would write for `name` (SPEC §7.6), assuming the
 /// longest record type, when one of its labels would exceed 63 octets.
 pub fn txt_problem(name: &str, registry: &TxtRegistry) -> Option<String> {
-    if txt_surely_fits(name, registry) {
-        return None;
-    }
-    explain_txt(name, registry)
+    txt_problem_as(name, registry, LONGEST_TYPE)
 }
 
-fn explain_txt(name: &str, registry: &TxtRegistry) -> Option<String> {
+/// [`txt_problem`] for the SRV name of a NodePort Service, whose TXT name has the type `srv`.
+pub fn srv_txt_problem(name: &str, registry: &TxtRegistry) -> Option<String> {
+    txt_problem_as(name, registry, SRV_TYPE)
+}
+
+fn txt_problem_as(name: &str, registry: &TxtRegistry, record_type: &str) -> Option<String> {
+    if txt_surely_fits(name, registry, record_type) {
+        return None;
+    }
+    explain_txt(name, registry, record_type)
+}
+
+fn explain_txt(name: &str, registry: &TxtRegistry, record_type: &str) -> Option<String> {
     let ascii = to_ascii(name.strip_suffix('.').unwrap_or(name)).ok()?;
-    let txt = txt_name(&ascii, registry);
+    let txt = txt_name_as(&ascii, registry, record_type);
     let first = txt.split('.').find(|l| l.len() > 63)?;
     let over = first.len() - 63;
     Some(format!(
@@ -139,9 +259,9 @@ fn explain_txt(name: &str, registry: &TxtRegistry) -> Option<String> {
 
 /// True when no label of the TXT name can exceed 63 octets, judged from lengths alone: an
 /// ASCII name without IDN labels keeps its length in ASCII form, and without
-/// `%{record_type}` the first TXT label lies within `prefix + "cname-" + label + suffix`.
+/// `%{record_type}` the first TXT label lies within `prefix + "<type>-" + label + suffix`.
 /// False means "build the name and look", not "too long".
-fn txt_surely_fits(name: &str, registry: &TxtRegistry) -> bool {
+fn txt_surely_fits(name: &str, registry: &TxtRegistry, record_type: &str) -> bool {
     let name = name.strip_suffix('.').unwrap_or(name);
     if !name.is_ascii() || registry.prefix.contains('%') || registry.suffix.contains('%') {
         return false;
@@ -153,27 +273,32 @@ fn txt_surely_fits(name: &str, registry: &TxtRegistry) -> bool {
     } else {
         first.len()
     };
-    let affixes = registry.prefix.len() + LONGEST_TYPE.len() + 1 + registry.suffix.len();
+    let affixes = registry.prefix.len() + record_type.len() + 1 + registry.suffix.len();
     affixes + first_len <= 63 && !is_ace(first) && labels.all(|l| l.len() <= 63 && !is_ace(l))
 }
 
 /// external-dns's `toTXTName` for the longest record type.
 pub fn txt_name(name: &str, registry: &TxtRegistry) -> String {
+    txt_name_as(name, registry, LONGEST_TYPE)
+}
+
+/// external-dns's `toTXTName` (registry/mapper `AffixNameMapper.ToTXTName`) for `record_type`.
+fn txt_name_as(name: &str, registry: &TxtRegistry, record_type: &str) -> String {
     let (first, rest) = match name.split_once('.') {
         Some((f, r)) => (f, Some(r)),
         None => (name, None),
     };
     let typed =
         registry.prefix.contains("%{record_type}") || registry.suffix.contains("%{record_type}");
-    let prefix = registry.prefix.replace("%{record_type}", LONGEST_TYPE);
-    let suffix = registry.suffix.replace("%{record_type}", LONGEST_TYPE);
+    let prefix = registry.prefix.replace("%{record_type}", record_type);
+    let suffix = registry.suffix.replace("%{record_type}", record_type);
     let mut label = if first == "*" && !registry.wildcard_replacement.is_empty() {
         registry.wildcard_replacement.clone()
     } else {
         first.to_string()
     };
     if !typed {
-        label = format!("{LONGEST_TYPE}-{label}");
+        label = format!("{record_type}-{label}");
     }
     match rest {
         Some(rest) => format!("{prefix}{label}{suffix}.{rest}"),
@@ -233,8 +358,10 @@ mod tests {
             name in edgy_name(),
             registry in edgy_registry(),
         ) {
-            if txt_surely_fits(&name, &registry) {
-                prop_assert_eq!(explain_txt(&name, &registry), None);
+            for record_type in [LONGEST_TYPE, SRV_TYPE] {
+                if txt_surely_fits(&name, &registry, record_type) {
+                    prop_assert_eq!(explain_txt(&name, &registry, record_type), None);
+                }
             }
         }
     }
@@ -248,7 +375,7 @@ mod tests {
             "A-1.Example.COM.",
         ] {
             assert!(plain_valid(name), "{name}");
-            assert!(txt_surely_fits(name, &plain), "{name}");
+            assert!(txt_surely_fits(name, &plain, LONGEST_TYPE), "{name}");
         }
         for name in [
             "xn--bcher-kva.example.com",
@@ -324,5 +451,84 @@ mod tests {
         assert!(txt_problem(&name, &TxtRegistry::default()).is_some());
         let fits = format!("{}.example.com", "a".repeat(57));
         assert_eq!(txt_problem(&fits, &TxtRegistry::default()), None);
+    }
+
+    #[test]
+    fn gateway_hosts_are_judged_as_external_dns_s_gw_host_judges_them() {
+        use GatewayDrop::*;
+        let table = [
+            ("", None),
+            ("a.example.com", None),
+            ("A.Example.COM.", None),
+            ("*.example.com", None),
+            ("xn--bcher-kva.example.com", None),
+            ("01.2.3.4", None),
+            ("192.0.2.10", Some(IpAddress)),
+            ("2001:db8::1", Some(IpAddress)),
+            ("bücher.example.com", Some(NotAscii)),
+            ("*", Some(NotRfc1123)),
+            ("*.", Some(NotRfc1123)),
+            ("a.*.example.com", Some(NotRfc1123)),
+            ("a_b.example.com", Some(NotRfc1123)),
+            ("a.example.com..", Some(NotRfc1123)),
+            ("-a.example.com", Some(NotRfc1123)),
+        ];
+        for (name, want) in table {
+            assert_eq!(gateway_drop(name), want, "{name:?}");
+        }
+        let long = format!("{}.example.com", "a".repeat(64));
+        assert_eq!(gateway_drop(&long), Some(NotRfc1123));
+    }
+
+    #[test]
+    fn srv_names_may_start_with_two_underscore_labels_and_nothing_else() {
+        for name in [
+            "_api._tcp.api.example.com",
+            "_a-1._udp.bücher.example.com",
+            "_api._tcp.*.example.com",
+        ] {
+            assert_eq!(srv_syntax_problem(name), None, "{name}");
+        }
+        let table = [
+            (
+                format!("_{}._tcp.a.example.com", "a".repeat(63)),
+                "Service name",
+            ),
+            ("_a_b._tcp.a.example.com".to_string(), "Service name"),
+            ("_api._t cp.a.example.com".to_string(), "protocol"),
+            ("_api._tcp.a_b.example.com".to_string(), "hostname"),
+            ("_api._tcp._x.example.com".to_string(), "hostname"),
+            (
+                format!("_api._tcp.{}example.com", "abcdefghi.".repeat(24)),
+                "shorter hostname",
+            ),
+        ];
+        for (name, fix) in table {
+            let (_, got) = srv_syntax_problem(&name).unwrap_or_default();
+            assert!(got.contains(fix), "{name}: {got}");
+        }
+    }
+
+    #[test]
+    fn an_srv_name_s_txt_name_takes_the_srv_type() {
+        let plain = TxtRegistry::default();
+        let typed = TxtRegistry {
+            prefix: "%{record_type}-".into(),
+            ..Default::default()
+        };
+        let name = "_api._tcp.a.example.com";
+        assert_eq!(
+            txt_name_as(name, &plain, SRV_TYPE),
+            "srv-_api._tcp.a.example.com"
+        );
+        assert_eq!(
+            txt_name_as(name, &typed, SRV_TYPE),
+            "srv-_api._tcp.a.example.com"
+        );
+        let fits = format!("_{}._tcp.a.example.com", "a".repeat(58));
+        assert_eq!(srv_txt_problem(&fits, &plain), None);
+        assert!(txt_problem(&fits, &plain).is_some());
+        let over = format!("_{}._tcp.a.example.com", "a".repeat(59));
+        assert!(srv_txt_problem(&over, &plain).is_some_and(|why| why.contains("srv-_")));
     }
 }

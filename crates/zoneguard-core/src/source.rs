@@ -50,6 +50,23 @@ pub struct Candidate {
     pub name: String,
     /// An annotation item that had interior spaces (external-dns deletes them).
     pub interior_space: bool,
+    /// The record external-dns makes of the name, which decides how the name is judged.
+    pub record: Record,
+}
+
+/// The record external-dns would make of a candidate.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Record {
+    /// An A, AAAA or CNAME record (Ingress, Service, DNSEndpoint).
+    #[default]
+    Address,
+    /// A name external-dns's Gateway API source reads (routes, Gateway listeners): it drops IP
+    /// addresses and names that are not ASCII RFC 1123 host names.
+    Gateway,
+    /// The SRV record `_<service>._<protocol>.<hostname>` external-dns publishes for
+    /// `spec.ports[port]` of a NodePort Service; `raw` and `name` are the SRV name, `field` the
+    /// hostname annotation item it is made from.
+    Srv { port: usize },
 }
 
 /// The field a candidate was written in. Most names pass every check, so the path is kept as
@@ -90,6 +107,8 @@ pub struct Extracted {
     pub candidates: Vec<Candidate>,
     pub violations: Vec<Violation>,
     pub warnings: Vec<String>,
+    /// The record the object's hostnames make (`Record::Gateway` for Gateway API objects).
+    record: Record,
 }
 
 impl Extracted {
@@ -109,6 +128,7 @@ impl Extracted {
             raw: value.to_string(),
             name: value.to_string(),
             interior_space: false,
+            record: self.record,
         });
     }
 
@@ -127,6 +147,7 @@ impl Extracted {
                 raw: item.raw,
                 name: item.name,
                 interior_space: item.interior_space,
+                record: self.record,
             });
         }
     }
@@ -135,6 +156,12 @@ impl Extracted {
 /// The hostnames `object` of `kind` asks for under `rules`.
 pub fn extract(rules: &RuleSet, kind: Kind, object: &Node<'_>) -> Extracted {
     let mut out = Extracted::default();
+    if matches!(
+        kind,
+        Kind::RouteWithHostnames | Kind::RouteWithoutHostnames | Kind::Gateway
+    ) {
+        out.record = Record::Gateway;
+    }
     foreign_prefix_warnings(rules, kind, object, &mut out);
     match kind {
         Kind::Ingress => ingress(rules, object, &mut out),
@@ -158,7 +185,11 @@ pub fn extract(rules: &RuleSet, kind: Kind, object: &Node<'_>) -> Extracted {
         ),
         Kind::ServiceAccount => {}
     }
-    if kind != Kind::DnsEndpoint && kind != Kind::ServiceAccount {
+    // external-dns reads `ttl` from Ingresses, Services and routes; a Gateway's is never read.
+    if !matches!(
+        kind,
+        Kind::Gateway | Kind::DnsEndpoint | Kind::ServiceAccount
+    ) {
         ttl(rules, object, &mut out);
     }
     out
@@ -278,17 +309,60 @@ fn service(rules: &RuleSet, object: &Node<'_>, out: &mut Extracted) {
         SERVICE_SPEC_FIELDS.map(|key| spec.and_then(|s| s.get(key)).and_then(Node::as_str));
     let ty = ty.unwrap_or("ClusterIP");
     let headless = cluster_ip == Some("None");
+    // Candidates whose hostnames also make SRV records; judged after every hostname.
+    let mut with_srv = Vec::new();
     for prefix in annotation::prefixes(rules) {
+        // With a `target` annotation, external-dns publishes the hostnames to its targets
+        // whatever the type, and makes no SRV record.
+        let targeted =
+            annotation::get_prefixed(object, prefix, "target").is_some_and(|t| !t.is_empty());
         if annotation::get_prefixed(object, prefix, "hostname").is_some()
             && ty == "ClusterIP"
             && !headless
+            && !targeted
             && !rules.sources.publish_internal_services
         {
             let field = annotation::field_of(prefix, "hostname");
-            out.warnings.push(format!("{field} is set on a ClusterIP Service: external-dns publishes it only with --publish-internal-services (or for a LoadBalancer, NodePort or headless Service); it is still checked, since changing the type would publish it"));
+            out.warnings.push(format!("{field} is set on a ClusterIP Service: external-dns publishes it only with --publish-internal-services (or for a LoadBalancer, NodePort or headless Service, or with a target annotation); it is still checked, since changing the type would publish it"));
         }
+        let first = out.candidates.len();
         out.annotation_list(object, prefix, "hostname");
         out.annotation_list(object, prefix, "internal-hostname");
+        if ty == "NodePort" && !targeted {
+            with_srv.push(first..out.candidates.len());
+        }
+    }
+    for hosts in with_srv {
+        node_port_srv(object, hosts, out);
+    }
+}
+
+/// external-dns's `extractNodePortEndpoints`: for each port with a node port, the SRV record
+/// `_<service name>._<protocol, lower-cased, default tcp>.<hostname>`. Every port of a NodePort
+/// Service gets a node port (the API server allocates one when the manifest has none), so every
+/// port counts. An object without a name (the re-judge of injected annotations) makes none.
+fn node_port_srv(object: &Node<'_>, hosts: std::ops::Range<usize>, out: &mut Extracted) {
+    let service = crate::path::at(object, &["metadata", "name"]).and_then(Node::as_str);
+    let Some(service) = service.filter(|s| !s.is_empty()) else {
+        return;
+    };
+    let ports = items(object, &["spec", "ports"]);
+    for host in hosts {
+        for (port, spec) in ports.iter().enumerate() {
+            let protocol = spec.get("protocol").and_then(Node::as_str);
+            let protocol = protocol.filter(|p| !p.is_empty()).unwrap_or("tcp");
+            let c = &out.candidates[host];
+            let hostname = c.name.strip_suffix('.').unwrap_or(&c.name);
+            let name = format!("_{service}._{}.{hostname}", protocol.to_lowercase());
+            let field = c.field.clone();
+            out.push(Candidate {
+                field,
+                raw: name.clone(),
+                name,
+                interior_space: false,
+                record: Record::Srv { port },
+            });
+        }
     }
 }
 
@@ -364,6 +438,53 @@ mod tests {
         ];
         for (field, want) in table {
             assert_eq!(field.to_string(), want);
+        }
+    }
+
+    #[test]
+    fn a_nodeport_service_s_srv_names_follow_all_its_hostnames() {
+        // SRV names come after every hostname, so a hostname that passed never stands in for
+        // an SRV name of the same text (or the reverse).
+        let rules = RuleSet::parse("r", "").expect("rules");
+        let svc = serde_json::json!({"metadata": {"name": "api", "annotations": {
+            "external-dns.alpha.kubernetes.io/hostname": "a.example.com.",
+            "external-dns.kubernetes.io/internal-hostname": "b.example.com"}},
+            "spec": {"type": "NodePort", "ports": [{"port": 80}, {"port": 53, "protocol": "UDP"}]}});
+        let out = extract(&rules, Kind::Service, &Node::from(&svc));
+        let got: Vec<(&str, Record)> = out
+            .candidates
+            .iter()
+            .map(|c| (c.name.as_str(), c.record))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("a.example.com.", Record::Address),
+                ("b.example.com", Record::Address),
+                ("_api._tcp.a.example.com", Record::Srv { port: 0 }),
+                ("_api._udp.a.example.com", Record::Srv { port: 1 }),
+                ("_api._tcp.b.example.com", Record::Srv { port: 0 }),
+                ("_api._udp.b.example.com", Record::Srv { port: 1 }),
+            ]
+        );
+    }
+
+    #[test]
+    fn gateway_api_objects_yield_names_for_the_gateway_source_and_others_address_names() {
+        let rules = RuleSet::parse("r", "").expect("rules");
+        let annotated = serde_json::json!({"metadata": {"annotations": {
+            "external-dns.alpha.kubernetes.io/hostname": "a.example.com"}},
+            "spec": {"listeners": [{"hostname": "b.example.com"}]}});
+        let table = [
+            (Kind::RouteWithHostnames, Record::Gateway),
+            (Kind::RouteWithoutHostnames, Record::Gateway),
+            (Kind::Gateway, Record::Gateway),
+            (Kind::Ingress, Record::Address),
+        ];
+        for (kind, want) in table {
+            let out = extract(&rules, kind, &Node::from(&annotated));
+            assert!(!out.candidates.is_empty(), "{kind:?}");
+            assert!(out.candidates.iter().all(|c| c.record == want), "{kind:?}");
         }
     }
 }

@@ -1,9 +1,9 @@
 //! Judges each hostname an object asks for (SPEC §2.2–§2.4).
 
 use crate::filter::{self, FilterSpec};
-use crate::hostname;
+use crate::hostname::{self, GatewayDrop};
 use crate::rules::RuleSet;
-use crate::source::Candidate;
+use crate::source::{Candidate, Record};
 use crate::verdict::{Reason, Violation};
 
 /// The first rule a candidate breaks, if any: syntax, cluster filters, delegation, TXT length.
@@ -22,8 +22,8 @@ pub fn judge(rules: &RuleSet, namespace: &str, c: &Candidate) -> Option<Violatio
             format!("{at} contains spaces: external-dns deletes them and would publish {:?}; write the name without spaces and separate several names with commas", c.name),
         ));
     }
-    if let Some(problem) = hostname::syntax_problem(&c.name) {
-        return Some(violation(Reason::HostnameInvalid, format!("{at} is not a valid DNS name: {problem}; external-dns could not publish it as written")));
+    if let Some(message) = syntax_message(c) {
+        return Some(violation(Reason::HostnameInvalid, message));
     }
     let normalized = filter::normalized(&c.name);
     if !rules.cluster.matches_normalized(&normalized) {
@@ -41,16 +41,70 @@ pub fn judge(rules: &RuleSet, namespace: &str, c: &Candidate) -> Option<Violatio
             ));
         }
     }
-    hostname::txt_problem(&c.name, &rules.registry)
-        .map(|why| violation(Reason::HostnameTxtTooLong, format!("{at}: {why}")))
+    let txt = match c.record {
+        Record::Srv { .. } => hostname::srv_txt_problem(&c.name, &rules.registry),
+        Record::Address | Record::Gateway => hostname::txt_problem(&c.name, &rules.registry),
+    };
+    txt.map(|why| violation(Reason::HostnameTxtTooLong, format!("{at}: {why}")))
 }
 
-/// `field "value"`, as each message starts.
+/// Why the candidate's name is not one external-dns would publish as written, as the message.
+fn syntax_message(c: &Candidate) -> Option<String> {
+    let at = Where(c);
+    if let Record::Srv { .. } = c.record {
+        let (problem, fix) = hostname::srv_syntax_problem(&c.name)?;
+        return Some(format!("{at} is not a valid DNS name: {problem}; external-dns would drop that record or the DNS provider would refuse it: {fix}"));
+    }
+    if c.record == Record::Gateway {
+        if let Some(drop) = hostname::gateway_drop(&c.name) {
+            return Some(gateway_message(c, drop));
+        }
+    }
+    let problem = hostname::syntax_problem(&c.name)?;
+    Some(format!(
+        "{at} is not a valid DNS name: {problem}; external-dns could not publish it as written"
+    ))
+}
+
+/// A name external-dns's Gateway API source drops, with the fix.
+fn gateway_message(c: &Candidate, drop: GatewayDrop) -> String {
+    let at = Where(c);
+    let dropped =
+        "external-dns's Gateway API source drops it and would publish no DNS record for it";
+    match drop {
+        GatewayDrop::IpAddress => {
+            format!("{at} is an IP address, not a host name: {dropped}; use a host name")
+        }
+        GatewayDrop::NotAscii => {
+            let name = c.name.strip_suffix('.').unwrap_or(&c.name);
+            match hostname::to_ascii(name) {
+                Ok(ascii) => format!("{at} is not an ASCII host name: {dropped}; write its punycode form {ascii:?}"),
+                Err(problem) => format!("{at} is not an ASCII host name and {problem}: {dropped}; write the name in ASCII (punycode)"),
+            }
+        }
+        GatewayDrop::NotRfc1123 => {
+            let problem = hostname::syntax_problem(&c.name)
+                .unwrap_or_else(|| "'*' is allowed only as a leading \"*.\" label".to_string());
+            format!("{at} is not an RFC 1123 host name ({problem}): {dropped}; write letters, digits and '-' only, '*.' only in front")
+        }
+    }
+}
+
+/// `field "value"`, as each message starts; for an SRV record, the hostname's field and the
+/// record made of it.
 struct Where<'a>(&'a Candidate);
 
 impl std::fmt::Display for Where<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} {:?}", self.0.field, self.0.raw)
+        let c = self.0;
+        match c.record {
+            Record::Srv { port } => write!(
+                f,
+                "{}: the SRV record {:?} that external-dns publishes for spec.ports[{port}] of this NodePort Service",
+                c.field, c.raw
+            ),
+            Record::Address | Record::Gateway => write!(f, "{} {:?}", c.field, c.raw),
+        }
     }
 }
 

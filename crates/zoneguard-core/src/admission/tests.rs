@@ -668,3 +668,269 @@ fn a_broken_rules_configmap_is_refused_even_when_its_namespace_is_exempt() {
     assert!(!d.allowed, "{d:?}");
     assert!(d.violations[0].message.contains("bogus"), "{d:?}");
 }
+
+fn validate_kind(rules_text: &str, group: &str, kind: &str, ns: &str, object: &Value) -> Decision {
+    validate(
+        &rules(rules_text),
+        &req(Operation::Create, group, kind, ns, &tree(object), None),
+    )
+}
+
+fn node_port_service(name: &str, annotations: Value, ports: Value) -> Value {
+    json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": name, "annotations": annotations},
+           "spec": {"type": "NodePort", "ports": ports}})
+}
+
+/// `(field, value, reason)` of each violation.
+fn verdicts(d: &Decision) -> Vec<(String, String, Reason)> {
+    d.violations
+        .iter()
+        .map(|v| (v.field.clone(), v.value.clone(), v.reason))
+        .collect()
+}
+
+const HOSTNAME_0: &str = r#"metadata.annotations["external-dns.alpha.kubernetes.io/hostname"][0]"#;
+
+#[test]
+fn a_nodeport_service_s_srv_names_are_checked_against_the_filters() {
+    // The hostname passes; the SRV names external-dns makes of it are refused by an exclusion
+    // (cluster) and by the namespace's own filters, with the hostname item as their field.
+    let text = r#"
+domainFilters: [example.com]
+excludeDomains: [_tcp.api.example.com]
+namespaces:
+  team-a: { domainFilters: [team-a.example.com], excludeDomains: [_udp.dns.team-a.example.com] }
+"#;
+    let cluster = node_port_service(
+        "api",
+        json!({"external-dns.alpha.kubernetes.io/hostname": "api.example.com"}),
+        json!([{"port": 80}]),
+    );
+    let d = validate_kind(text, "", "Service", "default", &cluster);
+    assert_eq!(
+        verdicts(&d),
+        [(
+            HOSTNAME_0.to_string(),
+            "_api._tcp.api.example.com".to_string(),
+            Reason::HostnameOutsideFilters
+        )]
+    );
+    let message = &d.violations[0].message;
+    assert!(
+        message.contains("SRV record \"_api._tcp.api.example.com\"")
+            && message.contains("spec.ports[0]")
+            && message.contains("external-dns would skip it"),
+        "{message}"
+    );
+    let delegated = node_port_service(
+        "dns",
+        json!({"external-dns.alpha.kubernetes.io/hostname": "dns.team-a.example.com"}),
+        json!([{"port": 53, "protocol": "UDP"}, {"port": 53, "protocol": "TCP"}]),
+    );
+    let d = validate_kind(text, "", "Service", "team-a", &delegated);
+    assert_eq!(
+        verdicts(&d),
+        [(
+            HOSTNAME_0.to_string(),
+            "_dns._udp.dns.team-a.example.com".to_string(),
+            Reason::HostnameNotDelegated
+        )]
+    );
+}
+
+#[test]
+fn every_port_of_a_nodeport_service_makes_an_srv_name_per_protocol_even_without_a_node_port() {
+    // Offline manifests seldom set nodePort; the API server allocates one for every port.
+    // The protocol is lower-cased, TCP by default; two ports of one protocol make one record.
+    let svc = node_port_service(
+        "api",
+        json!({"external-dns.alpha.kubernetes.io/hostname": "api.other.org.",
+               "external-dns.alpha.kubernetes.io/internal-hostname": "in.other.org"}),
+        json!([{"port": 80}, {"port": 81, "protocol": "TCP"}, {"port": 53, "protocol": "UDP", "nodePort": 30053},
+               {"port": 9, "protocol": "SCTP"}]),
+    );
+    let d = validate_kind(RULES, "", "Service", "default", &svc);
+    let values: Vec<&str> = d.violations.iter().map(|v| v.value.as_str()).collect();
+    assert_eq!(
+        values,
+        [
+            "api.other.org.",
+            "in.other.org",
+            "_api._tcp.api.other.org",
+            "_api._udp.api.other.org",
+            "_api._sctp.api.other.org",
+            "_api._tcp.in.other.org",
+            "_api._udp.in.other.org",
+            "_api._sctp.in.other.org",
+        ]
+    );
+    assert!(d.violations[4].message.contains("spec.ports[3]"));
+}
+
+#[test]
+fn srv_names_are_made_only_where_external_dns_makes_them() {
+    let hostname = json!({"external-dns.alpha.kubernetes.io/hostname": "api.other.org"});
+    let targeted = json!({"external-dns.alpha.kubernetes.io/hostname": "api.other.org",
+                          "external-dns.alpha.kubernetes.io/target": "198.51.100.1"});
+    let mut load_balancer = node_port_service("api", hostname.clone(), json!([{"port": 80}]));
+    load_balancer["spec"]["type"] = json!("LoadBalancer");
+    let table = [
+        // With a target annotation external-dns publishes the hostname to it: no SRV record.
+        (
+            "NodePort with a target",
+            node_port_service("api", targeted, json!([{"port": 80}])),
+        ),
+        ("LoadBalancer", load_balancer),
+        (
+            "NodePort without ports",
+            node_port_service("api", hostname, json!([])),
+        ),
+    ];
+    for (case, svc) in table {
+        let d = validate_kind(RULES, "", "Service", "default", &svc);
+        let values: Vec<&str> = d.violations.iter().map(|v| v.value.as_str()).collect();
+        assert_eq!(values, ["api.other.org"], "{case}");
+    }
+}
+
+#[test]
+fn an_srv_name_whose_service_label_is_too_long_is_invalid_and_its_txt_name_takes_srv() {
+    let svc = |name: &str| {
+        node_port_service(
+            name,
+            json!({"external-dns.alpha.kubernetes.io/hostname": "api.example.com"}),
+            json!([{"port": 80}]),
+        )
+    };
+    // `_` + 63 = 64 octets: external-dns drops the record.
+    let d = validate_kind(RULES, "", "Service", "default", &svc(&"a".repeat(63)));
+    assert_eq!(
+        reasons(&d),
+        [(HOSTNAME_0.to_string(), Reason::HostnameInvalid)]
+    );
+    let message = &d.violations[0].message;
+    assert!(
+        message.contains("64 octets") && message.contains("Service name of at most 62"),
+        "{message}"
+    );
+    // TXT `srv-_<58>` is 63 octets and fits (`cname-` would not); `srv-_<59>` does not.
+    let d = validate_kind(RULES, "", "Service", "default", &svc(&"a".repeat(58)));
+    assert!(d.allowed, "{:?}", d.violations);
+    let d = validate_kind(RULES, "", "Service", "default", &svc(&"a".repeat(59)));
+    assert_eq!(
+        reasons(&d),
+        [(HOSTNAME_0.to_string(), Reason::HostnameTxtTooLong)]
+    );
+    let message = &d.violations[0].message;
+    assert!(
+        message.contains(&format!("\"srv-_{}._tcp.api.example.com\"", "a".repeat(59))),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_clusterip_service_with_a_target_annotation_is_published_without_a_warning() {
+    let svc = json!({"metadata": {"name": "s", "annotations": {
+        "external-dns.alpha.kubernetes.io/hostname": "s.example.com",
+        "external-dns.alpha.kubernetes.io/target": "198.51.100.1"}}, "spec": {"type": "ClusterIP"}});
+    let d = validate_kind(RULES, "", "Service", "default", &svc);
+    assert!(d.allowed && d.warnings.is_empty(), "{:?}", d.warnings);
+    // An empty target is no target to external-dns.
+    let mut empty = svc.clone();
+    empty["metadata"]["annotations"]["external-dns.alpha.kubernetes.io/target"] = json!("");
+    let d = validate_kind(RULES, "", "Service", "default", &empty);
+    assert!(
+        d.warnings
+            .iter()
+            .any(|w| w.contains("publish-internal-services")),
+        "{:?}",
+        d.warnings
+    );
+}
+
+#[test]
+fn a_ttl_on_a_gateway_is_not_judged_since_external_dns_reads_it_from_routes_only() {
+    let ttl = json!({"external-dns.alpha.kubernetes.io/ttl": "0"});
+    let gateway = json!({"metadata": {"name": "g", "annotations": ttl}, "spec": {"listeners": [{"hostname": "*.example.com"}]}});
+    let d = validate_kind(
+        RULES,
+        "gateway.networking.k8s.io",
+        "Gateway",
+        "default",
+        &gateway,
+    );
+    assert!(d.allowed, "{:?}", d.violations);
+    let route = json!({"metadata": {"name": "r", "annotations": ttl}, "spec": {"hostnames": ["a.example.com"]}});
+    let d = validate_kind(
+        RULES,
+        "gateway.networking.k8s.io",
+        "HTTPRoute",
+        "default",
+        &route,
+    );
+    assert_eq!(d.violations[0].reason, Reason::AnnotationInvalid);
+}
+
+#[test]
+fn route_names_external_dns_s_gateway_source_drops_are_invalid_and_ingress_names_are_not() {
+    // Open filters: only the Gateway source's own rule (gwHost) refuses these names.
+    let open = "";
+    let table = [
+        ("bücher.example.com", Some("\"xn--bcher-kva.example.com\"")),
+        ("192.0.2.10", Some("IP address")),
+        ("*", Some("leading \"*.\"")),
+        ("xn--bcher-kva.example.com", None),
+        ("*.Example.com.", None),
+        ("01.2.3.4", None), // not an IP address to Go's netip either
+    ];
+    for (name, needle) in table {
+        let annotation = json!({"external-dns.alpha.kubernetes.io/hostname": name});
+        for route in [
+            json!({"metadata": {"name": "r", "annotations": annotation}}),
+            json!({"metadata": {"name": "r"}, "spec": {"hostnames": [name]}}),
+        ] {
+            let d = validate_kind(
+                open,
+                "gateway.networking.k8s.io",
+                "HTTPRoute",
+                "default",
+                &route,
+            );
+            match needle {
+                Some(needle) => {
+                    assert_eq!(d.violations.len(), 1, "{name}");
+                    let v = &d.violations[0];
+                    assert_eq!(
+                        (v.reason, v.value.as_str()),
+                        (Reason::HostnameInvalid, name)
+                    );
+                    assert!(
+                        v.message.contains("Gateway API source drops it")
+                            && v.message.contains(needle),
+                        "{}",
+                        v.message
+                    );
+                }
+                None => assert!(d.allowed, "{name}: {:?}", d.violations),
+            }
+        }
+    }
+    let ing = ingress(&["bücher.example.com", "192.0.2.10"], json!({}));
+    assert!(validate_ingress(open, "default", &ing).allowed);
+}
+
+#[test]
+fn an_annotation_item_is_shown_with_the_white_space_external_dns_keeps() {
+    let obj = ingress(
+        &[],
+        json!({"external-dns.alpha.kubernetes.io/hostname": "a.example.com,\tb.example.com"}),
+    );
+    let d = validate_ingress(RULES, "default", &obj);
+    assert_eq!(d.violations.len(), 1);
+    let v = &d.violations[0];
+    assert_eq!(
+        (v.value.as_str(), v.reason),
+        ("\tb.example.com", Reason::HostnameInvalid)
+    );
+    assert!(v.message.contains(r#""\tb.example.com""#), "{}", v.message);
+}
