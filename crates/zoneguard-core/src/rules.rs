@@ -204,9 +204,29 @@ pub fn parse_doc(source: &RuleSource<'_>) -> Result<RulesDoc, RulesError> {
     if source.text.trim().is_empty() {
         return Ok(RulesDoc::default());
     }
+    // The YAML parser keeps the last of a repeated map key and drops the first silently.
+    if let Some(duplicate) = locate::first_duplicate(source.text) {
+        return Err(duplicate_error(source, &duplicate));
+    }
     serde_yaml_ng::from_str::<Option<RulesDoc>>(source.text)
         .map(Option::unwrap_or_default)
         .map_err(|e| yaml_error(source, &e))
+}
+
+fn duplicate_error(source: &RuleSource<'_>, duplicate: &locate::Duplicate) -> RulesError {
+    let key = match duplicate.path.0.last() {
+        Some(path::Seg::Key(key)) => crate::quote::ticked(key),
+        _ => "this key".to_string(),
+    };
+    RulesError {
+        source_name: source.name.to_string(),
+        line: duplicate.line,
+        key: duplicate.path.to_string(),
+        message: format!(
+            "duplicate key {key}, already set on line {}: write each key once",
+            duplicate.first_line
+        ),
+    }
 }
 
 fn yaml_error(source: &RuleSource<'_>, e: &serde_yaml_ng::Error) -> RulesError {

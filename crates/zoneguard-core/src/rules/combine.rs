@@ -1,11 +1,16 @@
 //! Combines several rules documents into one (SPEC §5): lists unioned, settings must agree.
 
-use super::document::{IrsaDoc, NamespaceDoc, RegistryDoc, RulesDoc, SourcesDoc};
+use super::compile::normalize_issuer;
+use super::document::{
+    Enforcement, IrsaDoc, IrsaSource, NamespaceDoc, RegistryDoc, RulesDoc, SourcesDoc, UnknownRole,
+};
+use super::iam::parse_duration;
 use super::locate::line_of;
 use super::path::KeyPath;
 use super::RulesError;
+use crate::trust::TrustPolicy;
+use serde_json::Value as Json;
 use std::collections::{BTreeMap, HashMap};
-use std::fmt::Debug;
 
 /// A parsed document and where it came from.
 pub struct Parsed<'a> {
@@ -115,22 +120,26 @@ impl<'a> Combiner<'a> {
         union(&mut o.domain_filters, n.domain_filters);
         union(&mut o.exclude_domains, n.exclude_domains);
         let base = KeyPath::root().key("namespaces").key(ns);
-        self.scalar_at(
+        self.setting(
             src,
             base.key("regexDomainFilter"),
             &mut o.regex_domain_filter,
             n.regex_domain_filter,
+            String::eq,
         );
-        self.scalar_at(
+        self.setting(
             src,
             base.key("regexDomainExclusion"),
             &mut o.regex_domain_exclusion,
             n.regex_domain_exclusion,
+            String::eq,
         );
     }
 
     fn irsa(&mut self, src: (&'a str, &str), o: &mut IrsaDoc, i: IrsaDoc) {
-        self.scalar(src, "irsa.issuer", &mut o.issuer, i.issuer);
+        self.scalar_by(src, "irsa.issuer", &mut o.issuer, i.issuer, |a, b| {
+            same_issuer(a, b)
+        });
         self.scalar(src, "irsa.audience", &mut o.audience, i.audience);
         self.scalar(src, "irsa.unknownRole", &mut o.unknown_role, i.unknown_role);
         union(&mut o.accounts, i.accounts);
@@ -141,14 +150,27 @@ impl<'a> Combiner<'a> {
             &mut o.check_provider,
             i.check_provider,
         );
-        self.scalar(src, "irsa.cacheTTL", &mut o.cache_ttl, i.cache_ttl);
-        self.scalar(
+        self.scalar_by(
+            src,
+            "irsa.cacheTTL",
+            &mut o.cache_ttl,
+            i.cache_ttl,
+            |a, b| same_duration(a, b),
+        );
+        self.scalar_by(
             src,
             "irsa.negativeCacheTTL",
             &mut o.negative_cache_ttl,
             i.negative_cache_ttl,
+            |a, b| same_duration(a, b),
         );
-        self.scalar(src, "irsa.callTimeout", &mut o.call_timeout, i.call_timeout);
+        self.scalar_by(
+            src,
+            "irsa.callTimeout",
+            &mut o.call_timeout,
+            i.call_timeout,
+            |a, b| same_duration(a, b),
+        );
         for chain in i.chains {
             if !o.chains.contains(&chain) {
                 o.chains.push(chain);
@@ -159,50 +181,69 @@ impl<'a> Combiner<'a> {
             "accountReaders",
             &mut o.account_readers,
             i.account_readers,
+            String::eq,
         );
         self.keyed(
             src,
             "trustPolicies",
             &mut o.trust_policies,
             i.trust_policies,
+            same_policy,
         );
     }
 
     /// `irsa.<field>` maps (key → setting): each key is a setting of its own, so two sources
     /// may name different keys but must agree on a key they share.
-    fn keyed<T: PartialEq + Debug>(
+    fn keyed<T: Written>(
         &mut self,
         src: (&'a str, &str),
         field: &str,
         into: &mut BTreeMap<String, T>,
         from: BTreeMap<String, T>,
+        same: fn(&T, &T) -> bool,
     ) {
         for (key, value) in from {
             let path = KeyPath::root().key("irsa").key(field).key(&key);
             let mut slot = into.remove(&key);
-            self.scalar_at(src, path, &mut slot, Some(value));
+            self.setting(src, path, &mut slot, Some(value), same);
             if let Some(value) = slot {
                 into.insert(key, value);
             }
         }
     }
 
-    fn scalar<T: PartialEq + Debug>(
+    /// A setting compared as written.
+    fn scalar<T: PartialEq + Written>(
         &mut self,
         src: (&'a str, &str),
         key: &str,
         into: &mut Option<T>,
         from: Option<T>,
     ) {
-        self.scalar_at(src, KeyPath::parse_dotted(key), into, from)
+        self.setting(src, KeyPath::parse_dotted(key), into, from, T::eq)
     }
 
-    fn scalar_at<T: PartialEq + Debug>(
+    /// A setting compared by `same`, after the normalisation compilation gives it.
+    fn scalar_by<T: Written>(
+        &mut self,
+        src: (&'a str, &str),
+        key: &str,
+        into: &mut Option<T>,
+        from: Option<T>,
+        same: fn(&T, &T) -> bool,
+    ) {
+        self.setting(src, KeyPath::parse_dotted(key), into, from, same)
+    }
+
+    /// Takes `from` into `into` when unset; a value that is not the `same` is a conflict.
+    /// The first value stays.
+    fn setting<T: Written>(
         &mut self,
         src: (&'a str, &str),
         path: KeyPath,
         into: &mut Option<T>,
         from: Option<T>,
+        same: fn(&T, &T) -> bool,
     ) {
         let Some(value) = from else { return };
         let key = path.to_string();
@@ -211,20 +252,19 @@ impl<'a> Combiner<'a> {
                 *into = Some(value);
                 self.owners.insert(key, src.0);
             }
-            Some(existing) if *existing == value => {}
+            Some(existing) if same(existing, &value) => {}
             Some(existing) => {
                 let first = self
                     .owners
                     .get(&key)
                     .copied()
                     .unwrap_or("another rule source");
+                let (this, theirs) = written_pair(&value.written(), &existing.written());
                 self.errors.push(RulesError {
                     source_name: src.0.to_string(),
                     line: line_of(src.1, &path),
                     message: format!(
-                        "conflicts with {first}: this source sets {}, {first} sets {}; rule sources must agree on every setting (the last valid rule set stays in force)",
-                        short(&value),
-                        short(existing)
+                        "conflicts with {first}: this source sets {this}, {first} sets {theirs}; rule sources must agree on every setting (the last valid rule set stays in force)"
                     ),
                     key,
                 });
@@ -233,13 +273,107 @@ impl<'a> Combiner<'a> {
     }
 }
 
-fn short<T: Debug>(value: &T) -> String {
-    let text = format!("{value:?}");
-    if text.chars().count() > 60 {
-        format!("{}…", text.chars().take(60).collect::<String>())
-    } else {
-        text
+/// Issuers agree when they name one issuer (`https://` and trailing `/` aside).
+fn same_issuer(a: &str, b: &str) -> bool {
+    normalize_issuer(a) == normalize_issuer(b)
+}
+
+/// Durations agree when they are as long (`1m` and `60s`).
+fn same_duration(a: &str, b: &str) -> bool {
+    match (parse_duration(a), parse_duration(b)) {
+        (Some(a), Some(b)) => a == b,
+        _ => a == b,
     }
+}
+
+/// Trust policies agree when they parse to the same policy, however each is written (a
+/// mapping, or its JSON as a string).
+fn same_policy(a: &Json, b: &Json) -> bool {
+    match (TrustPolicy::from_value(a), TrustPolicy::from_value(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
+}
+
+/// A setting's value as a user writes it in rules, for conflict messages.
+pub(super) trait Written {
+    fn written(&self) -> String;
+}
+
+impl Written for String {
+    /// Quoted, as JSON and YAML's double-quoted style write it.
+    fn written(&self) -> String {
+        Json::from(self.as_str()).to_string()
+    }
+}
+
+impl Written for bool {
+    fn written(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl Written for Enforcement {
+    fn written(&self) -> String {
+        self.as_str().to_string()
+    }
+}
+
+impl Written for UnknownRole {
+    fn written(&self) -> String {
+        self.as_str().to_string()
+    }
+}
+
+impl Written for IrsaSource {
+    fn written(&self) -> String {
+        self.as_str().to_string()
+    }
+}
+
+impl Written for Json {
+    /// Compact JSON; a policy written as a JSON string is shown as the JSON it holds.
+    fn written(&self) -> String {
+        match self {
+            Json::String(text) => serde_json::from_str::<Json>(text)
+                .ok()
+                .filter(Json::is_object)
+                .unwrap_or_else(|| self.clone())
+                .to_string(),
+            other => other.to_string(),
+        }
+    }
+}
+
+/// The longest value a conflict message shows, in characters.
+const SHOWN: usize = 80;
+/// How much of what two long values share is kept before the first difference.
+const CONTEXT: usize = 20;
+
+/// Both values cut to at most `SHOWN` characters, starting late enough that the first
+/// place where they differ is shown.
+fn written_pair(a: &str, b: &str) -> (String, String) {
+    let common = a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
+    let skip = if common + CONTEXT > SHOWN {
+        common - CONTEXT
+    } else {
+        0
+    };
+    (clip(a, skip), clip(b, skip))
+}
+
+/// `text` from character `skip`, at most `SHOWN` characters, with `…` where it was cut.
+fn clip(text: &str, skip: usize) -> String {
+    let mut out = String::new();
+    if skip > 0 {
+        out.push('…');
+    }
+    let mut rest = text.chars().skip(skip);
+    out.extend(rest.by_ref().take(SHOWN));
+    if rest.next().is_some() {
+        out.push('…');
+    }
+    out
 }
 
 fn union(into: &mut Vec<String>, from: Vec<String>) {
@@ -247,6 +381,65 @@ fn union(into: &mut Vec<String>, from: Vec<String>) {
     for item in from {
         if seen.insert(item.clone()) {
             into.push(item);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_values_are_cut_where_they_show_their_first_difference() {
+        let (x, e) = ("x".repeat(100), "é".repeat(120));
+        let (x20, x79, e20) = ("x".repeat(20), "x".repeat(79), "é".repeat(20));
+        let table: [(String, String, String, String); 4] = [
+            (
+                "\"a\"".into(),
+                "\"b\"".into(),
+                "\"a\"".into(),
+                "\"b\"".into(),
+            ),
+            (
+                format!("{x}A"),
+                format!("{x}B"),
+                format!("…{x20}A"),
+                format!("…{x20}B"),
+            ),
+            (
+                format!("A{x}"),
+                format!("B{x}"),
+                format!("A{x79}…"),
+                format!("B{x79}…"),
+            ),
+            (
+                e.clone(),
+                format!("{e}!"),
+                format!("…{e20}"),
+                format!("…{e20}!"),
+            ),
+        ];
+        for (a, b, a_shown, b_shown) in table {
+            assert_eq!(written_pair(&a, &b), (a_shown, b_shown), "{a} / {b}");
+        }
+    }
+
+    #[test]
+    fn values_are_written_as_in_rules() {
+        let policy = r#"{"Version":"2012-10-17","Statement":[]}"#;
+        let table: [(String, &str); 6] = [
+            ("deny".to_string().written(), "\"deny\""),
+            (Enforcement::Audit.written(), "audit"),
+            (UnknownRole::Allow.written(), "allow"),
+            (true.written(), "true"),
+            (
+                Json::from(policy).written(),
+                r#"{"Statement":[],"Version":"2012-10-17"}"#,
+            ),
+            (Json::from("%7B").written(), "\"%7B\""),
+        ];
+        for (written, expected) in table {
+            assert_eq!(written, expected);
         }
     }
 }

@@ -338,7 +338,7 @@ fn irsa(doc: &IrsaDoc, errors: &mut Vec<CompileError>) -> Irsa {
 }
 
 /// `https://oidc…/id/X/` → `oidc…/id/X`.
-fn normalize_issuer(issuer: &str) -> String {
+pub(super) fn normalize_issuer(issuer: &str) -> String {
     let s = issuer.trim();
     // The scheme is case-insensitive (RFC 3986); IAM's provider ARN has none.
     let s = match s.get(..8) {

@@ -168,3 +168,22 @@ impl Enforcement {
         }
     }
 }
+
+impl UnknownRole {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            UnknownRole::Deny => "deny",
+            UnknownRole::Warn => "warn",
+            UnknownRole::Allow => "allow",
+        }
+    }
+}
+
+impl IrsaSource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            IrsaSource::Static => "static",
+            IrsaSource::Iam => "iam",
+        }
+    }
+}

@@ -1,60 +1,145 @@
-//! Finds the line where a key path stands in YAML or JSON text, for error messages.
+//! Finds where keys stand in YAML or JSON text, for error messages: the line of a key path,
+//! and the first key a mapping repeats.
 
 use super::path::{KeyPath, Seg};
 use saphyr_parser::{Event, Parser};
+use std::collections::HashMap;
+use std::ops::ControlFlow;
+
+/// Where a mapping is: before a key, inside a complex (non-scalar) key, or at a key's value.
+enum Slot {
+    Key,
+    ComplexKey,
+    /// The value of this key (`None` for a complex or aliased key).
+    Value(Option<String>),
+}
 
 enum Frame {
     Map {
-        key: Option<String>,
-        expecting_key: bool,
+        slot: Slot,
+        /// Each scalar key read so far and its line.
+        seen: HashMap<String, usize>,
     },
     Seq {
         index: usize,
     },
 }
 
+/// What the walk reports.
+enum Step {
+    /// A scalar key; `first` is the line where its mapping already had it.
+    Key { line: usize, first: Option<usize> },
+    /// A mapping or sequence starts.
+    Node { line: usize },
+}
+
+/// A key that a mapping repeats.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Duplicate {
+    /// The repeated key's path.
+    pub path: KeyPath,
+    /// The line of its second occurrence (1-based).
+    pub line: usize,
+    /// The line of its first occurrence.
+    pub first_line: usize,
+}
+
 /// The 1-based line of `path` in `text`, or of its longest prefix that exists; 0 if none.
 pub fn line_of(text: &str, path: &KeyPath) -> usize {
     let mut best = 0;
     let mut best_len = 0;
+    walk(text, |frames, step| {
+        let (Step::Key { line, .. } | Step::Node { line }) = step;
+        note(frames, path, line, &mut best, &mut best_len);
+        ControlFlow::Continue(())
+    });
+    best
+}
+
+/// The first key of `text` that its mapping already has (YAML and JSON alike: every map of
+/// a rules document is keyed by strings, so `a`, `'a'` and `"a"` are one key).
+pub fn first_duplicate(text: &str) -> Option<Duplicate> {
+    let mut found = None;
+    walk(text, |frames, step| match step {
+        Step::Key {
+            line,
+            first: Some(first_line),
+        } => {
+            found = Some(Duplicate {
+                path: KeyPath(current_path(frames)),
+                line,
+                first_line,
+            });
+            ControlFlow::Break(())
+        }
+        _ => ControlFlow::Continue(()),
+    });
+    found
+}
+
+/// Walks the first document of `text`, telling `visit` of every key and nested node with
+/// the frames around it; stops at the first syntax error (the parser proper reports it).
+fn walk(text: &str, mut visit: impl FnMut(&[Frame], Step) -> ControlFlow<()>) {
     let mut frames: Vec<Frame> = Vec::new();
     for item in Parser::new_from_str(text) {
         let Ok((event, span)) = item else { break };
         let line = span.start.line();
-        match event {
-            Event::Scalar(value, ..) => {
+        let step = match event {
+            Event::Scalar(value, ..) => match frames.last_mut() {
+                Some(Frame::Map {
+                    slot: slot @ Slot::Key,
+                    seen,
+                }) => {
+                    let key = value.into_owned();
+                    let first = seen.get(&key).copied();
+                    seen.entry(key.clone()).or_insert(line);
+                    *slot = Slot::Value(Some(key));
+                    Some(Step::Key { line, first })
+                }
+                _ => {
+                    advance(&mut frames);
+                    None
+                }
+            },
+            Event::MappingStart(..) | Event::SequenceStart(..) => {
+                let step = Step::Node { line };
+                if let ControlFlow::Break(()) = visit(&frames, step) {
+                    return;
+                }
                 if let Some(Frame::Map {
-                    key,
-                    expecting_key: expecting @ true,
+                    slot: slot @ Slot::Key,
+                    ..
                 }) = frames.last_mut()
                 {
-                    *key = Some(value.into_owned());
-                    *expecting = false;
-                    note(&frames, path, line, &mut best, &mut best_len);
-                } else {
-                    advance(&mut frames);
+                    *slot = Slot::ComplexKey;
                 }
-            }
-            Event::MappingStart(..) | Event::SequenceStart(..) => {
-                note(&frames, path, line, &mut best, &mut best_len);
                 frames.push(match event {
                     Event::MappingStart(..) => Frame::Map {
-                        key: None,
-                        expecting_key: true,
+                        slot: Slot::Key,
+                        seen: HashMap::new(),
                     },
                     _ => Frame::Seq { index: 0 },
                 });
+                None
             }
             Event::MappingEnd | Event::SequenceEnd => {
                 frames.pop();
                 advance(&mut frames);
+                None
             }
-            Event::Alias(_) => advance(&mut frames),
+            Event::Alias(_) => {
+                advance(&mut frames);
+                None
+            }
             Event::DocumentEnd => break,
-            _ => {}
+            _ => None,
+        };
+        if let Some(step) = step {
+            if let ControlFlow::Break(()) = visit(&frames, step) {
+                return;
+            }
         }
     }
-    best
 }
 
 /// Records `line` when the current node's path is a longer prefix of `target` than seen so far.
@@ -74,8 +159,8 @@ fn current_path(frames: &[Frame]) -> Vec<Seg> {
     for frame in frames {
         match frame {
             Frame::Map {
-                key: Some(k),
-                expecting_key: false,
+                slot: Slot::Value(Some(k)),
+                ..
             } => segs.push(Seg::Key(k.clone())),
             Frame::Map { .. } => break,
             Frame::Seq { index } => segs.push(Seg::Index(*index)),
@@ -84,11 +169,15 @@ fn current_path(frames: &[Frame]) -> Vec<Seg> {
     segs
 }
 
+/// A node of the innermost frame ended: a mapping's key (its value follows) or value (a
+/// key follows), or a sequence's item.
 fn advance(frames: &mut [Frame]) {
     match frames.last_mut() {
-        Some(Frame::Map { key, expecting_key }) => {
-            *key = None;
-            *expecting_key = true;
+        Some(Frame::Map { slot, .. }) => {
+            *slot = match slot {
+                Slot::Key | Slot::ComplexKey => Slot::Value(None),
+                Slot::Value(_) => Slot::Key,
+            };
         }
         Some(Frame::Seq { index }) => *index += 1,
         None => {}
@@ -132,5 +221,51 @@ mod tests {
     fn json_documents_are_located_too() {
         let json = "{\n  \"irsa\": {\n    \"issuer\": \"x\"\n  }\n}";
         assert_eq!(line_of(json, &KeyPath::root().key("irsa").key("issuer")), 3);
+    }
+
+    #[test]
+    fn only_a_key_its_own_mapping_repeats_is_a_duplicate() {
+        let table: [(&str, Option<(&str, usize, usize)>); 9] = [
+            ("a: 1\nb: 2\n", None),
+            ("a: 1\nb: 2\na: 3\n", Some(("a", 3, 1))),
+            ("a: {x: 1}\nb: {x: 1}\n", None),
+            ("a: [{x: 1}, {x: 1, x: 2}]\n", Some(("a[1].x", 1, 1))),
+            ("a: 1\n'a': 2\n", Some(("a", 2, 1))),
+            ("{\"a\": 1, \"\\u0061\": 2}", Some(("a", 1, 1))),
+            ("? [k]\n: v\n? [k]\n: v\n", None),
+            ("x: &x 1\n*x : v\n*x : v\n", None),
+            ("a: 1\n---\na: 2\n", None),
+        ];
+        for (text, expected) in table {
+            let found = first_duplicate(text);
+            let found = found
+                .as_ref()
+                .map(|d| (d.path.to_string(), d.line, d.first_line));
+            let expected = expected.map(|(p, l, f)| (p.to_string(), l, f));
+            assert_eq!(found, expected, "{text:?}");
+        }
+    }
+
+    mod never_panics {
+        use super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            #[test]
+            fn a_mapping_has_a_duplicate_exactly_when_a_key_repeats(keys in proptest::collection::vec("[abc]{1,2}", 0..12)) {
+                let text: String = keys.iter().map(|k| format!("{k}: v\n")).collect();
+                let repeat = (0..keys.len()).find(|&i| keys[..i].contains(&keys[i]));
+                let found = first_duplicate(&text);
+                prop_assert_eq!(found.as_ref().map(|d| d.line), repeat.map(|i| i + 1));
+                if let (Some(d), Some(i)) = (found, repeat) {
+                    prop_assert_eq!(d.path, KeyPath::root().key(&keys[i]));
+                }
+            }
+
+            #[test]
+            fn arbitrary_text_gives_a_duplicate_or_none(text in "[a-z:\\[\\]{}?*&\\-\\n ,'\"]{0,120}") {
+                let _ = first_duplicate(&text);
+            }
+        }
     }
 }

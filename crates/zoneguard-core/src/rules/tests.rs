@@ -392,3 +392,250 @@ fn iam_mode_keys_combine_lists_union_scalars_and_readers_agree() {
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert_eq!(errors[0].key, "irsa.source");
 }
+
+#[test]
+fn a_key_repeated_in_any_mapping_is_an_error_naming_the_second_line() {
+    let arn = "arn:aws:iam::111122223333:role/x";
+    let policy = "{Version: '2012-10-17', Statement: [{Effect: Allow, Principal: '*', Action: 'sts:AssumeRoleWithWebIdentity'}]}";
+    let table: [(String, String, usize, usize); 10] = [
+        (
+            "namespaces:\n  team-a: {domainFilters: [a.com]}\n  team-b: {}\n  team-a: {domainFilters: [b.com]}\n".into(),
+            "namespaces.team-a".into(),
+            4,
+            2,
+        ),
+        (
+            format!("irsa:\n  trustPolicies:\n    {arn}: {policy}\n    {arn}: {policy}\n"),
+            format!("irsa.trustPolicies[{arn:?}]"),
+            4,
+            3,
+        ),
+        (
+            "irsa:\n  accountReaders:\n    '111122223333': arn:aws:iam::111122223333:role/r1\n    \"111122223333\": arn:aws:iam::111122223333:role/r2\n".into(),
+            "irsa.accountReaders.111122223333".into(),
+            4,
+            3,
+        ),
+        (
+            "inject:\n- kinds: [Service]\n  annotations:\n    a/b: x\n    a/b: y\n".into(),
+            r#"inject[0].annotations["a/b"]"#.into(),
+            5,
+            4,
+        ),
+        (
+            "inject:\n- annotations: {a/b: x}\n- annotations: {c/d: x, c/d: y}\n".into(),
+            r#"inject[1].annotations["c/d"]"#.into(),
+            3,
+            3,
+        ),
+        (
+            format!("irsa:\n  trustPolicies:\n    {arn}:\n      Version: '2012-10-17'\n      Statement: []\n      Statement: [{{Effect: Allow, Principal: '*', Action: 'sts:*'}}]\n"),
+            format!("irsa.trustPolicies[{arn:?}].Statement"),
+            6,
+            5,
+        ),
+        (
+            "enforcement: deny\ndomainFilters: [a.com]\nenforcement: warn\n".into(),
+            "enforcement".into(),
+            3,
+            1,
+        ),
+        (
+            "irsa:\n  issuer: a\n  audience: b\n  issuer: c\n".into(),
+            "irsa.issuer".into(),
+            4,
+            2,
+        ),
+        (
+            "{\n  \"namespaces\": {\n    \"team-a\": {},\n    \"team-a\": {\"domainFilters\": [\"x.com\"]}\n  }\n}\n".into(),
+            "namespaces.team-a".into(),
+            4,
+            3,
+        ),
+        (
+            "sources: {publishInternalServices: true}\nsources: {ignoreIngressTLSSpec: true}\n".into(),
+            "sources".into(),
+            2,
+            1,
+        ),
+    ];
+    for (text, key, line, first) in table {
+        let e = one_error(&text);
+        assert_eq!(
+            (e.key.as_str(), e.line),
+            (key.as_str(), line),
+            "{text:?}: {e}"
+        );
+        let needle = format!("already set on line {first}");
+        assert!(e.message.starts_with("duplicate key `"), "{text:?}: {e}");
+        assert!(e.message.contains(&needle), "{text:?}: {e}");
+    }
+}
+
+#[test]
+fn the_same_key_in_different_mappings_or_a_repeated_list_item_is_no_duplicate() {
+    let text = "domainFilters: [a.com, a.com]\nnamespaces:\n  team-a: {domainFilters: [a.com]}\n  team-b: {domainFilters: [a.com]}\ninject:\n- annotations: {a/b: x}\n- annotations: {a/b: x}\n";
+    RuleSet::parse("r", text).unwrap_or_else(|e| panic!("{e:?}"));
+}
+
+fn combined(a: &str, b: &str) -> Result<RuleSet, Vec<RulesError>> {
+    RuleSet::from_sources(&[
+        RuleSource {
+            name: "a.yaml",
+            text: a,
+        },
+        RuleSource {
+            name: "b.yaml",
+            text: b,
+        },
+    ])
+}
+
+const POLICY: &str = r#"{"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"Federated": "arn:aws:iam::111122223333:oidc-provider/oidc.example/id/A"}, "Action": "sts:AssumeRoleWithWebIdentity"}]}"#;
+
+#[test]
+fn sources_that_agree_once_normalised_are_no_conflict() {
+    let arn = "arn:aws:iam::111122223333:role/x";
+    let as_map = format!("irsa: {{trustPolicies: {{'{arn}': {POLICY}}}}}\n");
+    let as_string = format!(
+        "irsa: {{trustPolicies: {{'{arn}': {}}}}}\n",
+        serde_json::Value::from(POLICY)
+    );
+    let single_action = POLICY.replace(
+        "\"sts:AssumeRoleWithWebIdentity\"",
+        "[\"sts:AssumeRoleWithWebIdentity\"]",
+    );
+    let as_list = format!("irsa: {{trustPolicies: {{'{arn}': {single_action}}}}}\n");
+    let table: [(&str, &str); 5] = [
+        (
+            "irsa: {issuer: oidc.example/id/A}\n",
+            "irsa: {issuer: 'https://oidc.example/id/A/'}\n",
+        ),
+        (
+            "irsa: {issuer: 'HTTPS://oidc.example/id/A'}\n",
+            "irsa: {issuer: oidc.example/id/A//}\n",
+        ),
+        (
+            "irsa: {cacheTTL: 1m, callTimeout: 1s}\n",
+            "irsa: {cacheTTL: 60s, callTimeout: 1000ms}\n",
+        ),
+        (&as_map, &as_string),
+        (&as_map, &as_list),
+    ];
+    for (a, b) in table {
+        let rules = combined(a, b).unwrap_or_else(|e| panic!("{a:?} + {b:?}: {e:?}"));
+        assert_eq!(
+            rules.irsa.trust_policies.len(),
+            usize::from(a == as_map),
+            "{a:?}"
+        );
+    }
+    let rules = combined(
+        "irsa: {issuer: oidc.example/id/A}\n",
+        "irsa: {issuer: 'https://oidc.example/id/A/'}\n",
+    )
+    .unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(rules.irsa.issuer.as_deref(), Some("oidc.example/id/A"));
+}
+
+#[test]
+fn sources_that_differ_once_normalised_are_a_conflict() {
+    let arn = "arn:aws:iam::111122223333:role/x";
+    let other = POLICY.replace("id/A", "id/B");
+    let as_map = format!("irsa: {{trustPolicies: {{'{arn}': {POLICY}}}}}\n");
+    let other_as_string = format!(
+        "irsa: {{trustPolicies: {{'{arn}': {}}}}}\n",
+        serde_json::Value::from(other.as_str())
+    );
+    let table: [(&str, &str, &str); 4] = [
+        (
+            "irsa: {issuer: oidc.example/id/A}\n",
+            "irsa: {issuer: 'https://oidc.example/id/a/'}\n",
+            "irsa.issuer",
+        ),
+        (
+            "irsa: {issuer: oidc.example/id/A}\n",
+            "irsa: {issuer: 'http://oidc.example/id/A'}\n",
+            "irsa.issuer",
+        ),
+        (
+            "irsa: {cacheTTL: 1m}\n",
+            "irsa: {cacheTTL: 61s}\n",
+            "irsa.cacheTTL",
+        ),
+        (
+            &as_map,
+            &other_as_string,
+            r#"irsa.trustPolicies["arn:aws:iam::111122223333:role/x"]"#,
+        ),
+    ];
+    for (a, b, key) in table {
+        let errors = combined(a, b).err().unwrap_or_default();
+        assert_eq!(errors.len(), 1, "{a:?} + {b:?}: {errors:?}");
+        assert_eq!(errors[0].key, key);
+    }
+}
+
+#[test]
+fn conflicts_show_the_values_as_rules_write_them() {
+    let arn = "arn:aws:iam::111122223333:role/x";
+    let policy = |statements: &str| {
+        format!("irsa: {{trustPolicies: {{'{arn}': {{Version: '2012-10-17', Statement: [{statements}]}}}}}}\n")
+    };
+    let (p1, p2) = (
+        policy("{Effect: Allow, Principal: '*', Action: 'sts:*'}"),
+        policy("{Effect: Deny, Principal: '*', Action: 'sts:*'}"),
+    );
+    let as_string = format!(
+        "irsa: {{trustPolicies: {{'{arn}': {}}}}}\n",
+        serde_json::Value::from(
+            r#"{"Version":"2012-10-17","Statement":[{"Effect":"Deny","Principal":"*","Action":"sts:*"}]}"#
+        )
+    );
+    let table: [(&str, &str, &str); 6] = [
+        (
+            "enforcement: deny\n",
+            "enforcement: warn\n",
+            "sets warn, a.yaml sets deny;",
+        ),
+        (
+            "irsa: {unknownRole: allow, source: iam}\n",
+            "irsa: {unknownRole: deny, source: iam}\n",
+            "sets deny, a.yaml sets allow;",
+        ),
+        (
+            "irsa: {source: iam}\n",
+            "irsa: {source: static}\n",
+            "sets static, a.yaml sets iam;",
+        ),
+        (
+            "sources: {publishInternalServices: true}\n",
+            "sources: {publishInternalServices: false}\n",
+            "sets false, a.yaml sets true;",
+        ),
+        (
+            "irsa: {audience: 'a\"b'}\n",
+            "irsa: {audience: sts}\n",
+            r#"sets "sts", a.yaml sets "a\"b";"#,
+        ),
+        (
+            &p1,
+            &as_string,
+            r#"sets {"Statement":[{"Action":"sts:*","Effect":"Deny","Principal":"*"}],"Version":"201…, a.yaml sets {"Statement":[{"Action":"sts:*","Effect":"Allow","Principal":"*"}],"Version":"20…;"#,
+        ),
+    ];
+    for (a, b, needle) in table {
+        let errors = combined(a, b).err().unwrap_or_default();
+        assert_eq!(errors.len(), 1, "{a:?} + {b:?}: {errors:?}");
+        assert!(
+            errors[0].message.contains(needle),
+            "{needle}\n{}",
+            errors[0]
+        );
+    }
+    let errors = combined(&p1, &p2).err().unwrap_or_default();
+    assert!(
+        errors[0].message.contains(r#""Effect":"Deny""#),
+        "{errors:?}"
+    );
+}
