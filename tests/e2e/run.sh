@@ -279,6 +279,12 @@ if grep -qE '^ +service:$' <(awk '/^webhooks:/,0' "$WORK/installed.yaml"); then
   die "overlay left a service reference in a webhook clientConfig"
 fi
 quiet kc apply -k "$OVERLAY" || die "installing the manifests failed (see $LOGS/setup.log)"
+# The shipped rule ConfigMap is an empty starter; the cases below run on the suite's own rules,
+# put in its place as a platform team would edit it.
+kc create configmap zoneguard-rules --namespace zoneguard --from-file=rules.yaml="$ROOT/tests/e2e/rules.yaml" \
+  --dry-run=client -o yaml |
+  kc label --local -f - zoneguard.io/rules=true app.kubernetes.io/name=zoneguard -o yaml |
+  quiet kc apply -f - || die "applying the suite's rules (tests/e2e/rules.yaml) failed"
 
 # zoneguard talks to the API server as its own ServiceAccount, with the
 # shipped Role: the RBAC is tested along with everything else.
@@ -287,7 +293,7 @@ ZG_KCFG="$WORK/zoneguard.kubeconfig"
 kubeconfig "$ZG_KCFG" "      token: $token"
 
 # moto's IAM/STS server stands in for AWS (scripts/moto.sh installs it), serving the account the
-# example rules allow; zoneguard reads live trust policies from it for `irsa.source: iam`.
+# suite's rules (tests/e2e/rules.yaml) allow; zoneguard reads live trust policies from it for `irsa.source: iam`.
 MOTO_SERVER="$("$ROOT/scripts/moto.sh")" || die "scripts/moto.sh failed"
 MOTO_PY="$(dirname "$MOTO_SERVER")/python"
 free_port MOTO_PORT
