@@ -291,3 +291,23 @@ fn json_output_keeps_the_spec_s_field_order() {
         "{positions:?}\n{text}"
     );
 }
+
+#[test]
+fn warn_mode_text_shows_each_violation_once_as_an_admitted_warning() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let rules = dir.path().join("rules.yaml");
+    std::fs::write(&rules, "domainFilters: [example.com]\nenforcement: warn\n").expect("write");
+    let doc = b"apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: w, namespace: a}\nspec: {rules: [{host: x.other.org}]}\n";
+    let out = zoneguard(
+        &["check", "--rules", rules.to_str().expect("utf-8"), "-"],
+        Some(doc),
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert_eq!(text.matches("x.other.org").count(), 1, "{text}");
+    assert!(
+        text.contains("  warning: spec.rules[0].host \"x.other.org\" is outside"),
+        "{text}"
+    );
+    assert!(text.contains("(zoneguard warn mode: admitted)"), "{text}");
+}

@@ -5,6 +5,7 @@ use serde::Serialize;
 use serde_json::Value;
 use zoneguard_core::admission::Decision;
 use zoneguard_core::mutation::AddOp;
+use zoneguard_core::rules::Enforcement;
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
 pub enum Format {
@@ -132,7 +133,12 @@ pub fn to_text(outcome: &Outcome) -> String {
             r.namespace,
             shown(&r.name)
         ));
-        for v in &r.decision.violations {
+        // In warn mode each violation is also a warning, which says it was admitted.
+        let violations = match r.decision.enforcement {
+            Enforcement::Warn => &[][..],
+            Enforcement::Deny | Enforcement::Audit => &r.decision.violations[..],
+        };
+        for v in violations {
             let message = v.message.replace('\n', "\n      ");
             out.push_str(&format!("  - {message} [{}]\n", v.reason));
         }

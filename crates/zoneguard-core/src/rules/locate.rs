@@ -223,9 +223,12 @@ mod tests {
         assert_eq!(line_of(json, &KeyPath::root().key("irsa").key("issuer")), 3);
     }
 
+    /// A duplicate's key path, its line and the line of the first occurrence.
+    type Found<'a> = Option<(&'a str, usize, usize)>;
+
     #[test]
     fn only_a_key_its_own_mapping_repeats_is_a_duplicate() {
-        let table: [(&str, Option<(&str, usize, usize)>); 9] = [
+        let table: [(&str, Found); 9] = [
             ("a: 1\nb: 2\n", None),
             ("a: 1\nb: 2\na: 3\n", Some(("a", 3, 1))),
             ("a: {x: 1}\nb: {x: 1}\n", None),
