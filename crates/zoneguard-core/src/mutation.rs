@@ -186,16 +186,22 @@ pub fn annotations_after<'a>(object: &Node<'a>, injections: &'a [Injection]) -> 
         annotations.insert(Cow::Borrowed(&i.key), value);
     }
     let mapping = |members| Node::Object(Object::new(members));
-    let metadata = mapping(vec![(
-        Cow::Borrowed("annotations"),
-        Node::Object(annotations),
-    )]);
-    let mut members = vec![(Cow::Borrowed("metadata"), metadata)];
+    let mut metadata = vec![(Cow::Borrowed("annotations"), Node::Object(annotations))];
     let spec = object.get("spec");
-    let publishing: Vec<_> = source::SERVICE_SPEC_FIELDS
+    let mut publishing: Vec<_> = source::SERVICE_SPEC_FIELDS
         .into_iter()
         .filter_map(|key| Some((Cow::Borrowed(key), spec?.get(key)?.clone())))
         .collect();
+    // A NodePort Service's SRV names are made of its name and ports: an injected hostname's
+    // SRV names are then judged as the rule's too.
+    let node_port = spec.and_then(|s| s.get("type")).and_then(Node::as_str) == Some("NodePort");
+    if let Some(ports) = spec.and_then(|s| s.get("ports")).filter(|_| node_port) {
+        publishing.push((Cow::Borrowed("ports"), ports.clone()));
+        if let Some(name) = crate::path::at(object, &["metadata", "name"]) {
+            metadata.push((Cow::Borrowed("name"), name.clone()));
+        }
+    }
+    let mut members = vec![(Cow::Borrowed("metadata"), mapping(metadata))];
     if !publishing.is_empty() {
         members.push((Cow::Borrowed("spec"), mapping(publishing)));
     }
@@ -240,6 +246,13 @@ mod tests {
         let want =
             json!({"metadata": {"annotations": {"external-dns.alpha.kubernetes.io/ttl": "60"}}});
         assert_eq!(annotations_after(&route, &injections).to_value(), want);
+        // A NodePort Service keeps its name and ports: its SRV names are made of them.
+        let node_port = json!({"metadata": {"name": "web", "labels": {"a": "b"}},
+                               "spec": {"type": "NodePort", "ports": [{"port": 80}], "selector": {}}});
+        let want = json!({"metadata": {"name": "web", "annotations": {"external-dns.alpha.kubernetes.io/ttl": "60"}},
+                          "spec": {"type": "NodePort", "ports": [{"port": 80}]}});
+        let after = annotations_after(&Node::from(&node_port), &injections);
+        assert_eq!(after.to_value(), want);
     }
 
     #[test]

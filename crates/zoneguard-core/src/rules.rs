@@ -204,9 +204,24 @@ pub fn parse_doc(source: &RuleSource<'_>) -> Result<RulesDoc, RulesError> {
     if source.text.trim().is_empty() {
         return Ok(RulesDoc::default());
     }
-    // The YAML parser keeps the last of a repeated map key and drops the first silently.
-    if let Some(duplicate) = locate::first_duplicate(source.text) {
-        return Err(duplicate_error(source, &duplicate));
+    // The YAML parser keeps the last of a repeated map key and drops the first silently, and
+    // is slow on deep nesting.
+    match locate::first_flaw(source.text) {
+        Some(locate::Flaw::Duplicate(duplicate)) => {
+            return Err(duplicate_error(source, &duplicate))
+        }
+        Some(locate::Flaw::TooDeep { line }) => {
+            return Err(RulesError {
+                source_name: source.name.to_string(),
+                line,
+                key: "(document)".to_string(),
+                message: format!(
+                    "nested more than {} levels deep; a rules document needs far fewer",
+                    locate::MAX_DEPTH
+                ),
+            })
+        }
+        None => {}
     }
     serde_yaml_ng::from_str::<Option<RulesDoc>>(source.text)
         .map(Option::unwrap_or_default)

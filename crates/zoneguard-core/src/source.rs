@@ -340,7 +340,7 @@ fn service(rules: &RuleSet, object: &Node<'_>, out: &mut Extracted) {
 /// external-dns's `extractNodePortEndpoints`: for each port with a node port, the SRV record
 /// `_<service name>._<protocol, lower-cased, default tcp>.<hostname>`. Every port of a NodePort
 /// Service gets a node port (the API server allocates one when the manifest has none), so every
-/// port counts. An object without a name (the re-judge of injected annotations) makes none.
+/// port counts. An object without a name (only `generateName`) makes none.
 fn node_port_srv(object: &Node<'_>, hosts: std::ops::Range<usize>, out: &mut Extracted) {
     let service = crate::path::at(object, &["metadata", "name"]).and_then(Node::as_str);
     let Some(service) = service.filter(|s| !s.is_empty()) else {

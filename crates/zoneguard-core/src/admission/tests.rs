@@ -934,3 +934,25 @@ fn an_annotation_item_is_shown_with_the_white_space_external_dns_keeps() {
     );
     assert!(v.message.contains(r#""\tb.example.com""#), "{}", v.message);
 }
+
+#[test]
+fn an_injected_hostname_whose_srv_name_is_refused_is_blamed_on_the_rule() {
+    // A NodePort Service named with 63 characters: `_<name>` is a 64-octet label, which
+    // external-dns drops; the hostname itself is fine.
+    let text = "domainFilters: [example.com]\ninject:\n  - kinds: [Service]\n    serviceTypes: [NodePort]\n    annotations:\n      external-dns.alpha.kubernetes.io/hostname: \"np.example.com\"\n";
+    let name = "a".repeat(63);
+    let svc = json!({"apiVersion": "v1", "kind": "Service",
+        "metadata": {"name": name, "namespace": "pay"},
+        "spec": {"type": "NodePort", "ports": [{"port": 80, "protocol": "TCP"}]}});
+    let d = mutate(
+        &rules(text),
+        &req(Operation::Create, "", "Service", "pay", &tree(&svc), None),
+    );
+    assert!(!d.allowed, "{d:?}");
+    assert_eq!(d.violations[0].reason, Reason::HostnameInvalid, "{d:?}");
+    let message = &d.violations[0].message;
+    assert!(
+        message.contains("inject rule #0") && message.contains("SRV record"),
+        "{message}"
+    );
+}

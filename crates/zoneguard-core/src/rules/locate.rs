@@ -2,7 +2,7 @@
 //! and the first key a mapping repeats.
 
 use super::path::{KeyPath, Seg};
-use saphyr_parser::{Event, Parser};
+use saphyr_parser::{Event, Parser, ScanError};
 use std::collections::HashMap;
 use std::ops::ControlFlow;
 
@@ -56,33 +56,65 @@ pub fn line_of(text: &str, path: &KeyPath) -> usize {
     best
 }
 
-/// The first key of `text` that its mapping already has (YAML and JSON alike: every map of
-/// a rules document is keyed by strings, so `a`, `'a'` and `"a"` are one key).
-pub fn first_duplicate(text: &str) -> Option<Duplicate> {
+/// What makes a rules text unusable before its fields are read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Flaw {
+    /// A key that its mapping repeats.
+    Duplicate(Duplicate),
+    /// A mapping or sequence nested deeper than [`MAX_DEPTH`], at this line: the YAML parser
+    /// proper takes minutes over a megabyte of `[[[…`, and no rules document nests like that.
+    TooDeep { line: usize },
+}
+
+/// The deepest nesting a rules document may have (a trust policy's condition values, the
+/// deepest part of one, sit at depth 8).
+pub const MAX_DEPTH: usize = 64;
+
+/// The first flaw of `text`: a key that its mapping already has (YAML and JSON alike: every
+/// map of a rules document is keyed by strings, so `a`, `'a'` and `"a"` are one key), or
+/// nesting deeper than [`MAX_DEPTH`].
+pub fn first_flaw(text: &str) -> Option<Flaw> {
     let mut found = None;
-    walk(text, |frames, step| match step {
+    let error = walk(text, |frames, step| match step {
         Step::Key {
             line,
             first: Some(first_line),
         } => {
-            found = Some(Duplicate {
+            found = Some(Flaw::Duplicate(Duplicate {
                 path: KeyPath(current_path(frames)),
                 line,
                 first_line,
-            });
+            }));
+            ControlFlow::Break(())
+        }
+        Step::Node { line } if frames.len() >= MAX_DEPTH => {
+            found = Some(Flaw::TooDeep { line });
             ControlFlow::Break(())
         }
         _ => ControlFlow::Continue(()),
     });
-    found
+    // The scanner looks ahead over `[[[…`: at its own bound (255 levels) it fails before the
+    // walk sees the nodes.
+    match error {
+        Some(e) if found.is_none() && e.info() == "recursion limit exceeded" => {
+            Some(Flaw::TooDeep {
+                line: e.marker().line(),
+            })
+        }
+        _ => found,
+    }
 }
 
 /// Walks the first document of `text`, telling `visit` of every key and nested node with
-/// the frames around it; stops at the first syntax error (the parser proper reports it).
-fn walk(text: &str, mut visit: impl FnMut(&[Frame], Step) -> ControlFlow<()>) {
+/// the frames around it; stops at the first syntax error, which it returns (the parser proper
+/// reports it to the user).
+fn walk(text: &str, mut visit: impl FnMut(&[Frame], Step) -> ControlFlow<()>) -> Option<ScanError> {
     let mut frames: Vec<Frame> = Vec::new();
     for item in Parser::new_from_str(text) {
-        let Ok((event, span)) = item else { break };
+        let (event, span) = match item {
+            Ok(item) => item,
+            Err(e) => return Some(e),
+        };
         let line = span.start.line();
         let step = match event {
             Event::Scalar(value, ..) => match frames.last_mut() {
@@ -104,7 +136,7 @@ fn walk(text: &str, mut visit: impl FnMut(&[Frame], Step) -> ControlFlow<()>) {
             Event::MappingStart(..) | Event::SequenceStart(..) => {
                 let step = Step::Node { line };
                 if let ControlFlow::Break(()) = visit(&frames, step) {
-                    return;
+                    return None;
                 }
                 if let Some(Frame::Map {
                     slot: slot @ Slot::Key,
@@ -136,10 +168,11 @@ fn walk(text: &str, mut visit: impl FnMut(&[Frame], Step) -> ControlFlow<()>) {
         };
         if let Some(step) = step {
             if let ControlFlow::Break(()) = visit(&frames, step) {
-                return;
+                return None;
             }
         }
     }
+    None
 }
 
 /// Records `line` when the current node's path is a longer prefix of `target` than seen so far.
@@ -225,6 +258,25 @@ mod tests {
 
     /// A duplicate's key path, its line and the line of the first occurrence.
     type Found<'a> = Option<(&'a str, usize, usize)>;
+
+    fn first_duplicate(text: &str) -> Option<Duplicate> {
+        match first_flaw(text)? {
+            Flaw::Duplicate(d) => Some(d),
+            Flaw::TooDeep { .. } => None,
+        }
+    }
+
+    #[test]
+    fn nesting_deeper_than_the_bound_is_a_flaw_at_its_line() {
+        let deep = format!("a:\n{}", "[".repeat(200_000));
+        assert_eq!(first_flaw(&deep), Some(Flaw::TooDeep { line: 2 }));
+        let within = format!("{}{}", "[".repeat(MAX_DEPTH - 1), "]".repeat(MAX_DEPTH - 1));
+        assert_eq!(first_flaw(&within), None);
+        let block: String = (0..MAX_DEPTH + 1)
+            .map(|i| format!("{}k{i}:\n", "  ".repeat(i)))
+            .collect();
+        assert!(matches!(first_flaw(&block), Some(Flaw::TooDeep { .. })));
+    }
 
     #[test]
     fn only_a_key_its_own_mapping_repeats_is_a_duplicate() {

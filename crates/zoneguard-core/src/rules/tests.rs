@@ -149,6 +149,15 @@ fn a_yaml_bomb_is_refused_not_expanded() {
 }
 
 #[test]
+fn a_megabyte_of_nesting_is_refused_at_once_naming_its_line() {
+    // The YAML parser proper would take minutes over it.
+    let text = format!("domainFilters:\n  - {}", "[".repeat(1 << 20));
+    let e = one_error(&text);
+    assert_eq!((e.line, e.key.as_str()), (2, "(document)"), "{e:?}");
+    assert!(e.message.contains("nested more than 64 levels"), "{e:?}");
+}
+
+#[test]
 fn several_sources_union_their_lists() {
     let a = RuleSource {
         name: "ConfigMap zoneguard/a",
