@@ -5,7 +5,7 @@
 use base64::Engine as _;
 use rcgen::{
     BasicConstraints, CertificateParams, DistinguishedName, DnType, ExtendedKeyUsagePurpose, IsCa,
-    Issuer, KeyPair, KeyUsagePurpose,
+    Issuer, KeyPair, KeyUsagePurpose, SignatureAlgorithm,
 };
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -14,16 +14,17 @@ use time::{Duration, OffsetDateTime};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Name of the webhook's Service.
-    #[arg(long, env = "ZONEGUARD_SERVICE", default_value = "zoneguard")]
+    /// Name of the webhook's Service (a DNS-1035 label).
+    #[arg(long, env = "ZONEGUARD_SERVICE", default_value = "zoneguard", value_parser = service_name)]
     pub service: String,
-    /// Namespace of the webhook's Service.
-    #[arg(long, env = "ZONEGUARD_NAMESPACE", default_value = "zoneguard")]
+    /// Namespace of the webhook's Service (a DNS-1123 label).
+    #[arg(long, env = "ZONEGUARD_NAMESPACE", default_value = "zoneguard", value_parser = namespace_name)]
     pub namespace: String,
     /// Directory to write ca.crt, ca.key, tls.crt and tls.key into (created if missing).
     #[arg(long, env = "ZONEGUARD_OUT")]
     pub out: PathBuf,
-    /// Validity of both certificates, in days.
+    /// Validity of the serving certificate, in days. The CA is valid for 10 years, or twice
+    /// this when that is longer, so the CA outlives the serving certificates it signs.
     #[arg(long, env = "ZONEGUARD_VALIDITY_DAYS", default_value_t = 365, value_parser = clap::value_parser!(u32).range(1..=3650))]
     pub validity_days: u32,
     /// Overwrite files that already exist in --out.
@@ -57,6 +58,76 @@ pub enum CertsError {
     Exists(String),
 }
 
+/// The longest a label (a Service or namespace name) may be.
+const MAX_LABEL: usize = 63;
+
+/// The shortest CA validity, in days: 10 years (see [`ca_validity_days`]).
+pub const CA_MIN_DAYS: u32 = 3650;
+
+/// Days the CA is valid when the serving certificates it signs are valid `leaf_days`: 10 years, or
+/// twice `leaf_days` when that is longer, so a serving certificate re-issued from the same CA
+/// before the CA ends is possible.
+pub fn ca_validity_days(leaf_days: u32) -> u32 {
+    CA_MIN_DAYS.max(leaf_days.saturating_mul(2))
+}
+
+/// Why `name`, the name of a `what`, is not a label: 1 to 63 lower-case alphanumerics and '-',
+/// starting with a letter (`first_letter`, DNS-1035) or an alphanumeric (DNS-1123), ending with an
+/// alphanumeric. `None` when it is one.
+fn label_error(what: &str, name: &str, first_letter: bool) -> Option<String> {
+    let (rule, start) = if first_letter {
+        ("DNS-1035", "a lower-case letter")
+    } else {
+        ("DNS-1123", "a lower-case letter or digit")
+    };
+    let bytes = name.as_bytes();
+    let starts = bytes
+        .first()
+        .is_some_and(|b| b.is_ascii_lowercase() || (!first_letter && b.is_ascii_digit()));
+    let ends = bytes
+        .last()
+        .is_some_and(|b| b.is_ascii_lowercase() || b.is_ascii_digit());
+    let chars = bytes
+        .iter()
+        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'-');
+    if starts && ends && chars && bytes.len() <= MAX_LABEL {
+        return None;
+    }
+    Some(format!(
+        "a {what} must be a {rule} label: at most {MAX_LABEL} lower-case letters, digits and '-', starting with {start} and ending with a lower-case letter or digit"
+    ))
+}
+
+/// `--service`: a Service name is a DNS-1035 label.
+fn service_name(name: &str) -> Result<String, String> {
+    label_error("Service name", name, true).map_or_else(|| Ok(name.to_owned()), Err)
+}
+
+/// `--namespace`: a namespace name is a DNS-1123 label.
+fn namespace_name(name: &str) -> Result<String, String> {
+    label_error("namespace", name, false).map_or_else(|| Ok(name.to_owned()), Err)
+}
+
+/// KeyUsage of a serving certificate whose key is `alg`'s: digitalSignature, and keyEncipherment
+/// only for an RSA key (TLS 1.2's RSA key exchange encrypts to it); an ECDSA or Ed25519 key
+/// only signs (RFC 5480, section 3).
+fn serving_key_usages(alg: &SignatureAlgorithm) -> Vec<KeyUsagePurpose> {
+    let rsa = [
+        &rcgen::PKCS_RSA_SHA256,
+        &rcgen::PKCS_RSA_SHA384,
+        &rcgen::PKCS_RSA_SHA512,
+    ]
+    .contains(&alg);
+    if rsa {
+        vec![
+            KeyUsagePurpose::DigitalSignature,
+            KeyUsagePurpose::KeyEncipherment,
+        ]
+    } else {
+        vec![KeyUsagePurpose::DigitalSignature]
+    }
+}
+
 fn validity(params: &mut CertificateParams, days: u32) {
     let now = OffsetDateTime::now_utc();
     params.not_before = now - Duration::hours(1);
@@ -64,6 +135,7 @@ fn validity(params: &mut CertificateParams, days: u32) {
 }
 
 impl Ca {
+    /// A CA valid for `days` (see [`ca_validity_days`]).
     pub fn new(common_name: &str, days: u32) -> Result<Ca, rcgen::Error> {
         let mut params = CertificateParams::default();
         let mut dn = DistinguishedName::new();
@@ -97,14 +169,11 @@ impl Ca {
             names.first().map_or("zoneguard", String::as_str),
         );
         params.distinguished_name = dn;
-        params.key_usages = vec![
-            KeyUsagePurpose::DigitalSignature,
-            KeyUsagePurpose::KeyEncipherment,
-        ];
+        let key = KeyPair::generate()?;
+        params.key_usages = serving_key_usages(key.algorithm());
         params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
         params.use_authority_key_identifier_extension = true;
         validity(&mut params, days);
-        let key = KeyPair::generate()?;
         let cert = params.signed_by(&key, &self.issuer)?;
         Ok(KeyedCert {
             cert_pem: cert.pem(),
@@ -169,7 +238,7 @@ fn write_file(path: &Path, text: &str, private: bool, force: bool) -> Result<(),
 pub fn generate(args: &Args) -> Result<String, CertsError> {
     let ca = Ca::new(
         &format!("zoneguard webhook CA ({}/{})", args.namespace, args.service),
-        args.validity_days,
+        ca_validity_days(args.validity_days),
     )?;
     let serving = ca.issue(
         &service_names(&args.service, &args.namespace),
@@ -215,6 +284,107 @@ pub fn run(args: Args) -> ExitCode {
         Err(e) => {
             eprintln!("zoneguard certs: {e}");
             ExitCode::from(2)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn service_names_must_be_dns_1035_labels() {
+        let long = "a".repeat(63);
+        let too_long = "a".repeat(64);
+        let table: &[(&str, bool)] = &[
+            ("zoneguard", true),
+            ("zone-guard-2", true),
+            ("a", true),
+            (&long, true),
+            (&too_long, false),
+            ("", false),
+            ("Bad_Name", false),
+            ("Zoneguard", false),
+            ("zone_guard", false),
+            ("zone.guard", false),
+            ("2zoneguard", false),
+            ("-zoneguard", false),
+            ("zoneguard-", false),
+            ("zöneguard", false),
+        ];
+        for (name, ok) in table {
+            let got = service_name(name);
+            assert_eq!(got.is_ok(), *ok, "{name:?}: {got:?}");
+            if let Err(e) = got {
+                assert!(e.contains("DNS-1035"), "{e}");
+            }
+        }
+    }
+
+    #[test]
+    fn namespaces_must_be_dns_1123_labels() {
+        let long = "a".repeat(63);
+        let too_long = "a".repeat(64);
+        let table: &[(&str, bool)] = &[
+            ("zoneguard", true),
+            ("zg-system", true),
+            ("2fast", true),
+            ("0", true),
+            (&long, true),
+            (&too_long, false),
+            ("", false),
+            ("Bad_NS", false),
+            ("bad_ns", false),
+            ("kube.system", false),
+            ("-ns", false),
+            ("ns-", false),
+        ];
+        for (name, ok) in table {
+            let got = namespace_name(name);
+            assert_eq!(got.is_ok(), *ok, "{name:?}: {got:?}");
+            if let Err(e) = got {
+                assert!(e.contains("DNS-1123"), "{e}");
+            }
+        }
+    }
+
+    #[test]
+    fn only_an_rsa_serving_key_may_encipher() {
+        use KeyUsagePurpose::{DigitalSignature, KeyEncipherment};
+        let table: &[(&SignatureAlgorithm, &[KeyUsagePurpose])] = &[
+            (&rcgen::PKCS_ECDSA_P256_SHA256, &[DigitalSignature]),
+            (&rcgen::PKCS_ECDSA_P384_SHA384, &[DigitalSignature]),
+            (&rcgen::PKCS_ED25519, &[DigitalSignature]),
+            (
+                &rcgen::PKCS_RSA_SHA256,
+                &[DigitalSignature, KeyEncipherment],
+            ),
+            (
+                &rcgen::PKCS_RSA_SHA384,
+                &[DigitalSignature, KeyEncipherment],
+            ),
+            (
+                &rcgen::PKCS_RSA_SHA512,
+                &[DigitalSignature, KeyEncipherment],
+            ),
+        ];
+        for (alg, want) in table {
+            assert_eq!(serving_key_usages(alg), *want, "{alg:?}");
+        }
+    }
+
+    #[test]
+    fn the_ca_outlives_the_serving_certificate() {
+        let table = [
+            (1, 3650),
+            (365, 3650),
+            (1825, 3650),
+            (1826, 3652),
+            (3650, 7300),
+        ];
+        for (leaf, ca) in table {
+            assert_eq!(ca_validity_days(leaf), ca, "{leaf} days");
+            assert!(ca_validity_days(leaf) > leaf, "{leaf} days");
         }
     }
 }

@@ -141,3 +141,70 @@ fn the_development_certificate_names_localhost_and_expires() {
         .iter()
         .any(|n| matches!(n, GeneralName::DNSName("localhost"))));
 }
+
+#[test]
+fn a_service_or_namespace_that_is_not_a_label_is_refused_naming_the_flag_and_rule() {
+    let table = [
+        (["--service", "Bad_Name"], "--service", "DNS-1035"),
+        (["--service", "2fast"], "--service", "DNS-1035"),
+        (["--service", "web-"], "--service", "DNS-1035"),
+        (["--namespace", "Bad_NS"], "--namespace", "DNS-1123"),
+        (["--namespace", "team.a"], "--namespace", "DNS-1123"),
+    ];
+    for (args, flag, rule) in table {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("pki");
+        let output = Command::new(env!("CARGO_BIN_EXE_zoneguard"))
+            .arg("certs")
+            .args(args)
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .expect("binary runs");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(flag) && stderr.contains(rule),
+            "{args:?}: {stderr}"
+        );
+        assert!(!out.exists(), "{args:?}: nothing written");
+    }
+}
+
+#[test]
+fn the_serving_key_only_signs_and_the_ca_outlives_the_serving_certificate() {
+    let table: [(&[&str], i64, i64); 3] = [
+        (&[], 365, 3650),
+        (&["--validity-days", "30"], 30, 3650),
+        (&["--validity-days", "3650"], 3650, 7300),
+    ];
+    for (extra, leaf_days, ca_days) in table {
+        let dir = tempfile::tempdir().unwrap();
+        let output = certs(dir.path(), extra);
+        assert!(output.status.success(), "{extra:?}");
+        let tls_der = der_of(&std::fs::read_to_string(dir.path().join("tls.crt")).unwrap());
+        let ca_der = der_of(&std::fs::read_to_string(dir.path().join("ca.crt")).unwrap());
+        let (_, tls) = x509_parser::parse_x509_certificate(&tls_der).unwrap();
+        let (_, ca) = x509_parser::parse_x509_certificate(&ca_der).unwrap();
+
+        let usage = tls.key_usage().unwrap().expect("KeyUsage").value;
+        assert!(usage.digital_signature(), "{extra:?}: {usage}");
+        assert!(!usage.key_encipherment(), "{extra:?}: ECDSA key: {usage}");
+        assert_eq!(
+            tls.public_key().algorithm.algorithm,
+            x509_parser::oid_registry::OID_KEY_TYPE_EC_PUBLIC_KEY,
+            "{extra:?}"
+        );
+
+        let days = |c: &x509_parser::certificate::X509Certificate| {
+            (c.validity().not_after.timestamp() - c.validity().not_before.timestamp()) / 86_400
+        };
+        // not_before is an hour back, so a span of N days reads as N days and an hour.
+        assert_eq!(days(&tls), leaf_days, "{extra:?}: serving certificate");
+        assert_eq!(days(&ca), ca_days, "{extra:?}: CA");
+        assert!(
+            ca.validity().not_after.timestamp() > tls.validity().not_after.timestamp(),
+            "{extra:?}"
+        );
+    }
+}

@@ -311,3 +311,39 @@ fn warn_mode_text_shows_each_violation_once_as_an_admitted_warning() {
     );
     assert!(text.contains("(zoneguard warn mode: admitted)"), "{text}");
 }
+
+#[test]
+fn a_manifest_file_or_stdin_starting_with_a_byte_order_mark_is_read_as_without_it() {
+    let mixed = std::fs::read("tests/fixtures/check/mixed.yaml").expect("fixture");
+    let with_bom = [b"\xEF\xBB\xBF".as_slice(), &mixed].concat();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("bom.yaml");
+    std::fs::write(&file, &with_bom).unwrap();
+    let file = file.display().to_string();
+    let names = |out: &Output| -> Vec<String> {
+        json_of(out)["results"]
+            .as_array()
+            .expect("results")
+            .iter()
+            .map(|r| r["name"].as_str().unwrap_or("").to_owned())
+            .collect()
+    };
+    let table: [(&str, Option<&[u8]>); 2] = [(&file, None), ("-", Some(&with_bom))];
+    for (path, stdin) in table {
+        let out = zoneguard(
+            &["check", "--rules", RULES, "--output", "json", path],
+            stdin,
+        );
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{path}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(
+            names(&out),
+            ["ok", "stolen", "api", "external-dns"],
+            "{path}"
+        );
+    }
+}

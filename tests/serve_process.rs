@@ -294,3 +294,27 @@ async fn shutdown_delay_keeps_serving_while_not_ready() {
         signalled.elapsed()
     );
 }
+
+#[test]
+fn text_logs_to_a_pipe_carry_no_colour_escapes() {
+    let files = Files::new();
+    let mut args = files.args();
+    args.extend(["--log-format".into(), "text".into()]);
+    // NO_COLOR empty counts as unset: colour would be on if stderr's being a pipe did not stop it.
+    let proc = Proc::spawn(
+        &args.iter().map(String::as_str).collect::<Vec<_>>(),
+        &[("NO_COLOR", "")],
+    );
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !proc
+        .log()
+        .iter()
+        .any(|l| l.contains("zoneguard webhook serving"))
+    {
+        assert!(Instant::now() < deadline, "not serving: {:?}", proc.log());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let log = proc.log().join("\n");
+    assert!(log.contains("INFO"), "{log}");
+    assert!(!log.contains('\u{1b}'), "{log:?}");
+}

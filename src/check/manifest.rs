@@ -6,6 +6,9 @@ use std::fmt;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+/// The UTF-8 byte order mark some Windows editors begin a file with; kubectl ignores it.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
 /// Largest input file read (a guard against reading a disk image by mistake).
 const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 
@@ -115,8 +118,9 @@ fn read_file(path: &Path, out: &mut Vec<Object>, errors: &mut Vec<InputError>) {
     }
 }
 
-/// Parses one file's bytes into objects.
+/// Parses one file's bytes (or stdin's) into objects; one leading byte order mark is dropped.
 pub fn read_bytes(file: &str, bytes: &[u8], out: &mut Vec<Object>, errors: &mut Vec<InputError>) {
+    let bytes = bytes.strip_prefix(BOM).unwrap_or(bytes);
     if bytes.len() as u64 > MAX_FILE_BYTES {
         errors.push(error(
             file,
@@ -257,6 +261,34 @@ mod tests {
         }
         let (_, errors) = read(&text);
         assert_eq!(errors.len(), 1, "a billion-laughs document must be refused");
+    }
+
+    #[test]
+    fn one_leading_byte_order_mark_is_ignored() {
+        let bom = "\u{feff}";
+        let yaml = "apiVersion: v1\nkind: Service\nmetadata: {name: a}\n";
+        let table: &[(String, usize, bool)] = &[
+            (format!("{bom}{yaml}"), 1, false),
+            (format!("{bom}---\n{yaml}---\n{yaml}"), 2, false),
+            (format!("{bom}{{\"apiVersion\": \"v1\", \"kind\": \"Service\"}}"), 1, false),
+            (
+                format!("{bom}apiVersion: v1\nkind: List\nitems:\n- {{apiVersion: v1, kind: Service}}\n"),
+                1,
+                false,
+            ),
+            (bom.to_string(), 0, false),
+            (yaml.to_string(), 1, false),
+            // Only one mark is dropped: a second is content.
+            (format!("{bom}{bom}{yaml}"), 0, true),
+        ];
+        for (text, objects, refused) in table {
+            let (got, errs) = read(text);
+            assert_eq!(
+                (got.len(), !errs.is_empty()),
+                (*objects, *refused),
+                "{text:?}: {errs:?}"
+            );
+        }
     }
 
     #[test]
