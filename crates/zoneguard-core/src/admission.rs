@@ -285,7 +285,7 @@ pub fn mutate(rules: &RuleSet, req: &Request<'_>) -> Decision {
             .filter(|v| v.field.starts_with(&field))
         {
             decision.violations.push(Violation {
-                message: format!("inject rule #{} of the zoneguard rules would set {field} to {:?}, which the rules themselves refuse ({}): {}; the platform team must fix that inject rule", inj.rule, inj.value, v.reason, v.message),
+                message: format!("the inject rule {} would set {field} to {:?}, which the rules themselves refuse ({}): {}; the platform team must fix that inject rule", rules.inject_rule_name(inj.rule), inj.value, v.reason, v.message),
                 ..v.clone()
             });
         }

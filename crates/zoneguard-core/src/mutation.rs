@@ -13,7 +13,8 @@ use std::borrow::Cow;
 /// One annotation to add, and the rule that asks for it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Injection {
-    /// Index of the rule in the combined `inject` list.
+    /// Index of the rule in the combined `inject` list ([`RuleSet::inject_rule_name`] names
+    /// it by its source and its index there).
     pub rule: usize,
     pub key: String,
     pub value: String,

@@ -9,6 +9,7 @@ pub mod document;
 mod iam;
 mod locate;
 mod path;
+mod words;
 
 use crate::arn::RoleArn;
 use crate::filter::DomainFilter;
@@ -17,6 +18,7 @@ use combine::Parsed;
 pub use compile::INJECT_KINDS;
 pub use document::{Enforcement, IrsaSource, RulesDoc, UnknownRole};
 pub use path::KeyPath;
+use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::Duration;
 use thiserror::Error;
@@ -50,6 +52,9 @@ pub struct RuleSet {
     pub sources: SourceFlags,
     pub registry: TxtRegistry,
     pub inject: Vec<InjectRule>,
+    /// Where each `inject` rule was written, in the order of `inject`
+    /// (`inject_origins[rule.index]`); see [`RuleSet::inject_rule_name`].
+    pub inject_origins: Vec<InjectOrigin>,
     pub irsa: Irsa,
     pub enforcement: Enforcement,
     pub exempt_namespaces: BTreeSet<String>,
@@ -75,13 +80,30 @@ pub struct TxtRegistry {
 /// One `inject` entry.
 #[derive(Debug, Clone, Default)]
 pub struct InjectRule {
-    /// Position in the combined `inject` list, for messages.
+    /// Position in the combined `inject` list; messages name the rule by its source and its
+    /// index there instead ([`RuleSet::inject_rule_name`]).
     pub index: usize,
     pub kinds: Vec<String>,
     pub service_types: Vec<String>,
     pub namespaces: Vec<String>,
     /// Key → template with `{name}` / `{namespace}`.
     pub annotations: BTreeMap<String, String>,
+}
+
+/// Where an `inject` rule was written: its rule source (a file path, or `ConfigMap ns/name`)
+/// and its index in that source's own `inject` list. Kept with the compiled rules, so that a
+/// denial blaming the rule costs nothing until it is written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InjectOrigin {
+    pub source: String,
+    pub index: usize,
+}
+
+impl std::fmt::Display for InjectOrigin {
+    /// `inject[1] of ConfigMap zoneguard/zoneguard-rules-platform`, as a platform team finds it.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "inject[{}] of {}", self.index, self.source)
+    }
 }
 
 /// IRSA settings with parsed trust policies.
@@ -154,6 +176,16 @@ impl Default for Irsa {
 }
 
 impl RuleSet {
+    /// How messages name the `inject` rule at `index` (its position in `inject`): the rule
+    /// source it was written in and its index there, e.g. `inject[1] of ConfigMap
+    /// zoneguard/zoneguard-rules-platform`.
+    pub fn inject_rule_name(&self, index: usize) -> String {
+        match self.inject_origins.get(index) {
+            Some(origin) => origin.to_string(),
+            None => format!("inject[{index}] of the zoneguard rules"),
+        }
+    }
+
     /// Parse every source and combine them (lists unioned, scalars must agree).
     /// Every error is returned, each naming its source, line and key.
     pub fn from_sources(sources: &[RuleSource<'_>]) -> Result<Self, Vec<RulesError>> {
@@ -162,7 +194,7 @@ impl RuleSet {
         let mut errors = Vec::new();
         for source in sources {
             match parse_doc(source) {
-                Ok(doc) => match compile::compile(&doc) {
+                Ok(doc) => match compile::compile(&doc, &origins(source.name, doc.inject.len())) {
                     Ok(rules) => {
                         compiled = Some(rules);
                         parsed.push(Parsed {
@@ -183,13 +215,11 @@ impl RuleSet {
         if let (1, Some(rules)) = (sources.len(), compiled) {
             return Ok(rules);
         }
-        let merged = combine::combine(parsed)?;
-        compile::compile(&merged).map_err(|errs| {
-            let combined = RuleSource {
-                name: "combined rules",
-                text: "",
-            };
-            errs.into_iter().map(|e| e.at(&combined)).collect()
+        let (merged, origins) = combine::combine(parsed)?;
+        compile::compile(&merged, &origins).map_err(|errs| {
+            errs.into_iter()
+                .map(|e| attribute(e, &origins, sources))
+                .collect()
         })
     }
 
@@ -199,33 +229,83 @@ impl RuleSet {
     }
 }
 
+/// Each `inject` rule of one source, in order.
+fn origins(source: &str, rules: usize) -> Vec<InjectOrigin> {
+    (0..rules)
+        .map(|index| InjectOrigin {
+            source: source.to_string(),
+            index,
+        })
+        .collect()
+}
+
+/// Ties an error of the combined rules to its source: an error inside an `inject` rule (a
+/// TTL that only the other source's `annotationPrefix` makes one) belongs to the source that
+/// wrote the rule, at the rule's own index and line there.
+fn attribute(
+    e: compile::CompileError,
+    origins: &[InjectOrigin],
+    sources: &[RuleSource<'_>],
+) -> RulesError {
+    let combined = RuleSource {
+        name: "combined rules",
+        text: "",
+    };
+    let origin = match e.path.0.as_slice() {
+        [path::Seg::Key(inject), path::Seg::Index(i), ..] if inject == "inject" => origins.get(*i),
+        _ => None,
+    };
+    let source = origin.and_then(|o| sources.iter().find(|s| s.name == o.source));
+    match (origin, source) {
+        (Some(origin), Some(source)) => {
+            let mut e = e;
+            e.path.0[1] = path::Seg::Index(origin.index);
+            e.at(source)
+        }
+        _ => e.at(&combined),
+    }
+}
+
 /// Parses one document's text (YAML or JSON) into its typed form.
 pub fn parse_doc(source: &RuleSource<'_>) -> Result<RulesDoc, RulesError> {
-    if source.text.trim().is_empty() {
+    // A byte order mark, as some editors write, is not part of the document.
+    let text = source.text.strip_prefix('\u{feff}').unwrap_or(source.text);
+    if text.trim().is_empty() {
         return Ok(RulesDoc::default());
     }
-    // The YAML parser keeps the last of a repeated map key and drops the first silently, and
-    // is slow on deep nesting.
-    match locate::first_flaw(source.text) {
-        Some(locate::Flaw::Duplicate(duplicate)) => {
-            return Err(duplicate_error(source, &duplicate))
-        }
-        Some(locate::Flaw::TooDeep { line }) => {
-            return Err(RulesError {
-                source_name: source.name.to_string(),
-                line,
-                key: "(document)".to_string(),
-                message: format!(
-                    "nested more than {} levels deep; a rules document needs far fewer",
-                    locate::MAX_DEPTH
-                ),
-            })
-        }
-        None => {}
+    // The YAML parser keeps the last of a repeated map key and drops the first silently, reads
+    // one document only, and is slow on deep nesting.
+    if let Some(flaw) = locate::first_flaw(text) {
+        return Err(flaw_error(source, &flaw));
     }
-    serde_yaml_ng::from_str::<Option<RulesDoc>>(source.text)
+    // Only the first document is read: a later one with content was refused above, and an
+    // empty one (a trailing `---`) holds nothing.
+    let Some(first) = serde_yaml_ng::Deserializer::from_str(text).next() else {
+        return Ok(RulesDoc::default());
+    };
+    Option::<RulesDoc>::deserialize(first)
         .map(Option::unwrap_or_default)
         .map_err(|e| yaml_error(source, &e))
+}
+
+fn flaw_error(source: &RuleSource<'_>, flaw: &locate::Flaw) -> RulesError {
+    let at = |line: usize, message: String| RulesError {
+        source_name: source.name.to_string(),
+        line,
+        key: "(document)".to_string(),
+        message,
+    };
+    match flaw {
+        locate::Flaw::Duplicate(duplicate) => duplicate_error(source, duplicate),
+        locate::Flaw::SecondDocument { line } => at(*line, "a second YAML document starts here, and a rules file or ConfigMap key holds one document: merge it into the first, or give it a file or ConfigMap of its own (rule sources combine)".to_string()),
+        locate::Flaw::TooDeep { line } => at(
+            *line,
+            format!(
+                "nested more than {} levels deep; a rules document needs far fewer",
+                locate::MAX_DEPTH
+            ),
+        ),
+    }
 }
 
 fn duplicate_error(source: &RuleSource<'_>, duplicate: &locate::Duplicate) -> RulesError {
@@ -258,6 +338,7 @@ fn yaml_error(source: &RuleSource<'_>, e: &serde_yaml_ng::Error) -> RulesError {
         (Some(p), None) => p,
         (None, None) => "(document)".to_string(),
     };
+    let message = words::in_user_words(&message, &key);
     RulesError {
         source_name: source.name.to_string(),
         line,

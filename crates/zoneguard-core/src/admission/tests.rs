@@ -544,7 +544,9 @@ fn an_inject_rule_that_would_set_a_refused_name_is_blamed() {
     );
     assert!(!d.allowed);
     assert!(
-        d.violations[0].message.contains("inject rule #0"),
+        d.violations[0]
+            .message
+            .contains("the inject rule inject[0] of test would set"),
         "{}",
         d.violations[0].message
     );
@@ -612,7 +614,8 @@ fn a_rules_configmap_with_a_broken_document_is_refused_with_the_parser_message()
 fn mutation_judges_only_what_it_injects() {
     // The injected TTL is refused and blamed on its rule; the Service's own hostname
     // annotation (outside the filters) is validation's business, not mutation's.
-    let text = RULES.replace("ttl: \"60\"", "ttl: \"sixty\"");
+    // A TTL made of the Service's name ("api"): a fixed "sixty" is refused with the rules.
+    let text = RULES.replace("ttl: \"60\"", "ttl: \"{name}\"");
     let mut svc = lb_service(None);
     svc["metadata"]["annotations"] =
         json!({"external-dns.alpha.kubernetes.io/hostname": "x.other.org"});
@@ -627,7 +630,7 @@ fn mutation_judges_only_what_it_injects() {
             Reason::AnnotationInvalid
         )]
     );
-    assert!(d.violations[0].message.contains("inject rule #0"));
+    assert!(d.violations[0].message.contains("inject[0] of test"));
 }
 
 #[test]
@@ -952,7 +955,71 @@ fn an_injected_hostname_whose_srv_name_is_refused_is_blamed_on_the_rule() {
     assert_eq!(d.violations[0].reason, Reason::HostnameInvalid, "{d:?}");
     let message = &d.violations[0].message;
     assert!(
-        message.contains("inject rule #0") && message.contains("SRV record"),
+        message.contains("inject[0] of test") && message.contains("SRV record"),
         "{message}"
     );
+}
+
+#[test]
+fn a_blamed_inject_rule_is_named_by_its_source_and_its_index_there() {
+    let base = RuleSource {
+        name: "ConfigMap zoneguard/zoneguard-rules-base",
+        text: "domainFilters: [example.com]\ninject:\n  - kinds: [Ingress]\n    annotations: {example.com/team: platform}\n",
+    };
+    let platform = RuleSource {
+        name: "ConfigMap zoneguard/zoneguard-rules-platform",
+        text: "inject:\n  - kinds: [Ingress]\n    annotations: {example.com/owner: platform}\n  - kinds: [Service]\n    annotations:\n      external-dns.alpha.kubernetes.io/hostname: \"{name}.other.org\"\n      external-dns.alpha.kubernetes.io/ttl: \"{name}\"\n",
+    };
+    let rules = RuleSet::from_sources(&[base, platform]).unwrap_or_else(|e| panic!("{e:?}"));
+    let d = mutate(
+        &rules,
+        &req(
+            Operation::Create,
+            "",
+            "Service",
+            "pay",
+            &tree(&lb_service(None)),
+            None,
+        ),
+    );
+    let table: [(&str, &str); 2] = [
+        (
+            "the inject rule inject[1] of ConfigMap zoneguard/zoneguard-rules-platform would set metadata.annotations[\"external-dns.alpha.kubernetes.io/hostname\"] to \"api.other.org\"",
+            "hostname-outside-filters",
+        ),
+        (
+            "the inject rule inject[1] of ConfigMap zoneguard/zoneguard-rules-platform would set metadata.annotations[\"external-dns.alpha.kubernetes.io/ttl\"] to \"api\"",
+            "annotation-invalid",
+        ),
+    ];
+    assert_eq!(d.violations.len(), table.len(), "{d:?}");
+    for (v, (start, reason)) in d.violations.iter().zip(table) {
+        assert!(v.message.starts_with(start), "{}", v.message);
+        assert!(v.message.contains(&format!("({reason})")), "{}", v.message);
+        assert!(!v.message.contains("#2"), "{}", v.message);
+    }
+}
+
+#[test]
+fn a_rule_that_would_inject_a_fixed_ttl_external_dns_ignores_is_refused_before_any_request() {
+    let table: [(&str, &str); 3] = [
+        ("\"0\"", "is not a TTL external-dns accepts"),
+        ("\"60s \"", "is not a TTL external-dns accepts"),
+        ("\"-5\"", "outside 1..2147483647 seconds"),
+    ];
+    for (ttl, needle) in table {
+        let text = RULES.replace("\"60\"", ttl);
+        let errors = RuleSet::parse("test", &text).err().unwrap_or_default();
+        assert_eq!(errors.len(), 1, "{ttl}: {errors:?}");
+        let e = &errors[0];
+        assert_eq!(
+            (e.line, e.key.as_str()),
+            (
+                11,
+                r#"inject[0].annotations["external-dns.alpha.kubernetes.io/ttl"]"#
+            ),
+            "{e}"
+        );
+        assert!(e.message.contains(needle), "{e}");
+    }
 }

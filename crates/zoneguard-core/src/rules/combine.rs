@@ -7,7 +7,7 @@ use super::document::{
 use super::iam::parse_duration;
 use super::locate::line_of;
 use super::path::KeyPath;
-use super::RulesError;
+use super::{InjectOrigin, RulesError};
 use crate::trust::TrustPolicy;
 use serde_json::Value as Json;
 use std::collections::{BTreeMap, HashMap};
@@ -22,21 +22,26 @@ pub struct Parsed<'a> {
 /// Folds documents into one, remembering which source set each setting.
 struct Combiner<'a> {
     owners: HashMap<String, &'a str>,
+    /// Where each rule of the combined `inject` list was written.
+    inject_origins: Vec<InjectOrigin>,
     errors: Vec<RulesError>,
 }
 
-/// Combines `docs` in order; every conflict is reported, none is resolved silently.
-pub fn combine(docs: Vec<Parsed<'_>>) -> Result<RulesDoc, Vec<RulesError>> {
+/// Combines `docs` in order; every conflict is reported, none is resolved silently. With the
+/// combined document comes the origin of each of its `inject` rules (their source and their
+/// index there), in order.
+pub fn combine(docs: Vec<Parsed<'_>>) -> Result<(RulesDoc, Vec<InjectOrigin>), Vec<RulesError>> {
     let mut out = RulesDoc::default();
     let mut c = Combiner {
         owners: HashMap::new(),
+        inject_origins: Vec::new(),
         errors: Vec::new(),
     };
     for parsed in docs {
         c.fold(&mut out, parsed);
     }
     if c.errors.is_empty() {
-        Ok(out)
+        Ok((out, c.inject_origins))
     } else {
         Err(c.errors)
     }
@@ -74,6 +79,11 @@ impl<'a> Combiner<'a> {
             let o = out.namespaces.entry(ns.clone()).or_default();
             self.namespace(src, &ns, o, n);
         }
+        self.inject_origins
+            .extend((0..d.inject.len()).map(|index| InjectOrigin {
+                source: p.name.to_string(),
+                index,
+            }));
         out.inject.extend(d.inject);
         self.irsa(src, &mut out.irsa, d.irsa);
     }

@@ -3,7 +3,10 @@
 use super::document::{InjectDoc, IrsaDoc, NamespaceDoc, RulesDoc};
 use super::locate::line_of;
 use super::path::KeyPath;
-use super::{InjectRule, Irsa, RuleSet, RuleSource, RulesError, SourceFlags, TxtRegistry};
+use super::{
+    InjectOrigin, InjectRule, Irsa, RuleSet, RuleSource, RulesError, SourceFlags, TxtRegistry,
+};
+use crate::annotation;
 use crate::arn::RoleArn;
 use crate::filter::{DomainFilter, FilterError, FilterSpec};
 use crate::trust::TrustPolicy;
@@ -52,7 +55,12 @@ pub const INJECT_KINDS: [&str; 8] = [
 ];
 const SERVICE_TYPES: [&str; 4] = ["ClusterIP", "NodePort", "LoadBalancer", "ExternalName"];
 
-pub fn compile(doc: &RulesDoc) -> Result<RuleSet, Vec<CompileError>> {
+/// Checks and compiles `doc`; `inject_origins` says where each of its `inject` rules was
+/// written.
+pub fn compile(
+    doc: &RulesDoc,
+    inject_origins: &[InjectOrigin],
+) -> Result<RuleSet, Vec<CompileError>> {
     let mut errors = Vec::new();
     let root = KeyPath::root();
     check_prefix(doc.annotation_prefix.as_deref(), &mut errors);
@@ -62,7 +70,7 @@ pub fn compile(doc: &RulesDoc) -> Result<RuleSet, Vec<CompileError>> {
         .inject
         .iter()
         .enumerate()
-        .map(|(i, d)| inject_rule(i, d, &mut errors))
+        .map(|(i, d)| inject_rule(i, d, doc.annotation_prefix.as_deref(), &mut errors))
         .collect();
     let irsa = irsa(&doc.irsa, &mut errors);
     for (i, ns) in doc.exempt_namespaces.iter().enumerate() {
@@ -86,6 +94,7 @@ pub fn compile(doc: &RulesDoc) -> Result<RuleSet, Vec<CompileError>> {
                 .unwrap_or_default(),
         },
         inject,
+        inject_origins: inject_origins.to_vec(),
         irsa,
         enforcement: doc.enforcement.unwrap_or_default(),
         exempt_namespaces: doc.exempt_namespaces.iter().cloned().collect(),
@@ -206,7 +215,12 @@ fn check_namespace_name(ns: &str, path: KeyPath, errors: &mut Vec<CompileError>)
     }
 }
 
-fn inject_rule(index: usize, doc: &InjectDoc, errors: &mut Vec<CompileError>) -> InjectRule {
+fn inject_rule(
+    index: usize,
+    doc: &InjectDoc,
+    prefix: Option<&str>,
+    errors: &mut Vec<CompileError>,
+) -> InjectRule {
     let base = KeyPath::root().key("inject").index(index);
     for (i, kind) in doc.kinds.iter().enumerate() {
         if !INJECT_KINDS.contains(&kind.as_str()) {
@@ -244,7 +258,9 @@ fn inject_rule(index: usize, doc: &InjectDoc, errors: &mut Vec<CompileError>) ->
         if let Err(why) = check_annotation_key(key) {
             errors.push(CompileError::new(path.clone(), why));
         }
-        if let Err(why) = crate::mutation::check_template(template) {
+        let checked = crate::mutation::check_template(template)
+            .and_then(|()| check_fixed_value(key, template, prefix));
+        if let Err(why) = checked {
             errors.push(CompileError::new(path, why));
         }
     }
@@ -254,6 +270,47 @@ fn inject_rule(index: usize, doc: &InjectDoc, errors: &mut Vec<CompileError>) ->
         service_types: doc.service_types.clone(),
         namespaces: doc.namespaces.clone(),
         annotations: doc.annotations.clone(),
+    }
+}
+
+/// A value without placeholders that no object could be admitted with, whatever the domain
+/// filters (another rule source may add one, so those are judged per request): a `ttl`
+/// external-dns would ignore, or a `hostname` / `internal-hostname` item that is no DNS name,
+/// under a standard prefix or `prefix`. A value with `{name}` or `{namespace}` is judged per
+/// request, once filled in.
+fn check_fixed_value(key: &str, value: &str, prefix: Option<&str>) -> Result<(), String> {
+    // `check_template` passed: every '{' opens a placeholder.
+    if value.contains('{') {
+        return Ok(());
+    }
+    let name = annotation::STANDARD_PREFIXES
+        .into_iter()
+        .chain(prefix)
+        .find_map(|p| key.strip_prefix(p));
+    let denied = "so every object this rule applies to would be denied";
+    match name {
+        Some("ttl") => annotation::parse_ttl(value).map(drop).map_err(|why| {
+            format!("{value:?} is not a TTL external-dns accepts ({why}): external-dns would ignore it, {denied}; write whole seconds such as \"300\" or a Go duration such as \"5m\"")
+        }),
+        Some("hostname" | "internal-hostname") => {
+            let items = annotation::split_hostnames(value);
+            let several = items.len() > 1;
+            for item in items.iter().filter(|i| !i.name.is_empty()) {
+                let at = if several {
+                    format!("{:?} (item [{}] of {value:?})", item.raw, item.index)
+                } else {
+                    format!("{value:?}")
+                };
+                if item.interior_space {
+                    return Err(format!("{at} contains spaces: external-dns deletes them and would publish {:?}, {denied}; write the name without spaces and separate several names with commas", item.name));
+                }
+                if let Some(problem) = crate::hostname::syntax_problem(&item.name) {
+                    return Err(format!("{at} is not a valid DNS name: {problem}; {denied}: write a valid DNS name, or a template with {{name}} and {{namespace}}"));
+                }
+            }
+            Ok(())
+        }
+        _ => Ok(()),
     }
 }
 

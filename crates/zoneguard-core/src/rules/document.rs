@@ -12,6 +12,20 @@ where
     Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
 }
 
+/// A mapping whose values may be null (`team-a:` or `team-a: ~`), each read as its type's
+/// default, as every other optional key is; the mapping itself may be null too.
+fn null_entries_as_default<'de, D, T>(d: D) -> Result<BTreeMap<String, T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Default + Deserialize<'de>,
+{
+    let entries = Option::<BTreeMap<String, Option<T>>>::deserialize(d)?.unwrap_or_default();
+    Ok(entries
+        .into_iter()
+        .map(|(key, value)| (key, value.unwrap_or_default()))
+        .collect())
+}
+
 /// One rules document.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -27,7 +41,8 @@ pub struct RulesDoc {
     pub sources: SourcesDoc,
     #[serde(default, deserialize_with = "null_as_default")]
     pub registry: RegistryDoc,
-    #[serde(default, deserialize_with = "null_as_default")]
+    /// A namespace listed with no value (`team-a:`) is one with no filters of its own.
+    #[serde(default, deserialize_with = "null_entries_as_default")]
     pub namespaces: BTreeMap<String, NamespaceDoc>,
     #[serde(default, deserialize_with = "null_as_default")]
     pub inject: Vec<InjectDoc>,

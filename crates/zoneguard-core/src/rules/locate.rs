@@ -2,7 +2,7 @@
 //! and the first key a mapping repeats.
 
 use super::path::{KeyPath, Seg};
-use saphyr_parser::{Event, Parser, ScanError};
+use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Span};
 use std::collections::HashMap;
 use std::ops::ControlFlow;
 
@@ -64,6 +64,10 @@ pub enum Flaw {
     /// A mapping or sequence nested deeper than [`MAX_DEPTH`], at this line: the YAML parser
     /// proper takes minutes over a megabyte of `[[[…`, and no rules document nests like that.
     TooDeep { line: usize },
+    /// A second document with content (after `---`), starting at this line: a rules file or
+    /// ConfigMap key holds one document (SPEC §5). An empty one (a trailing `---`, perhaps
+    /// with comments) is no flaw.
+    SecondDocument { line: usize },
 }
 
 /// The deepest nesting a rules document may have (a trust policy's condition values, the
@@ -71,11 +75,12 @@ pub enum Flaw {
 pub const MAX_DEPTH: usize = 64;
 
 /// The first flaw of `text`: a key that its mapping already has (YAML and JSON alike: every
-/// map of a rules document is keyed by strings, so `a`, `'a'` and `"a"` are one key), or
-/// nesting deeper than [`MAX_DEPTH`].
+/// map of a rules document is keyed by strings, so `a`, `'a'` and `"a"` are one key), nesting
+/// deeper than [`MAX_DEPTH`], or a second document with content.
 pub fn first_flaw(text: &str) -> Option<Flaw> {
     let mut found = None;
-    let error = walk(text, |frames, step| match step {
+    let mut events = Parser::new_from_str(text);
+    let error = walk_events(&mut events, |frames, step| match step {
         Step::Key {
             line,
             first: Some(first_line),
@@ -101,16 +106,51 @@ pub fn first_flaw(text: &str) -> Option<Flaw> {
                 line: e.marker().line(),
             })
         }
-        _ => found,
+        Some(_) => found,
+        None => {
+            found.or_else(|| later_document(&mut events).map(|line| Flaw::SecondDocument { line }))
+        }
     }
+}
+
+/// The line where a document with content starts, among the documents after the first.
+/// A syntax error there counts as content (the parser proper reads the first document only).
+fn later_document<'a>(
+    events: &mut impl Iterator<Item = Result<(Event<'a>, Span), ScanError>>,
+) -> Option<usize> {
+    // The line of the later document being read.
+    let mut open: Option<usize> = None;
+    for item in events {
+        let (event, span) = match item {
+            Ok(item) => item,
+            Err(e) => return open.or(Some(e.marker().line())),
+        };
+        match event {
+            Event::DocumentStart(_) => open = Some(span.start.line()),
+            Event::DocumentEnd => open = None,
+            // What an empty document holds: nothing written (not `''` nor `~`), no tag or anchor.
+            Event::Scalar(value, ScalarStyle::Plain, 0, None) if value.is_empty() => {}
+            Event::StreamEnd => return None,
+            _ => return open.or(Some(span.start.line())),
+        }
+    }
+    None
 }
 
 /// Walks the first document of `text`, telling `visit` of every key and nested node with
 /// the frames around it; stops at the first syntax error, which it returns (the parser proper
 /// reports it to the user).
-fn walk(text: &str, mut visit: impl FnMut(&[Frame], Step) -> ControlFlow<()>) -> Option<ScanError> {
+fn walk(text: &str, visit: impl FnMut(&[Frame], Step) -> ControlFlow<()>) -> Option<ScanError> {
+    walk_events(&mut Parser::new_from_str(text), visit)
+}
+
+/// [`walk`] over events, leaving those after the first document's end unread.
+fn walk_events<'a>(
+    events: &mut impl Iterator<Item = Result<(Event<'a>, Span), ScanError>>,
+    mut visit: impl FnMut(&[Frame], Step) -> ControlFlow<()>,
+) -> Option<ScanError> {
     let mut frames: Vec<Frame> = Vec::new();
-    for item in Parser::new_from_str(text) {
+    for item in events {
         let (event, span) = match item {
             Ok(item) => item,
             Err(e) => return Some(e),
@@ -262,7 +302,7 @@ mod tests {
     fn first_duplicate(text: &str) -> Option<Duplicate> {
         match first_flaw(text)? {
             Flaw::Duplicate(d) => Some(d),
-            Flaw::TooDeep { .. } => None,
+            Flaw::TooDeep { .. } | Flaw::SecondDocument { .. } => None,
         }
     }
 
@@ -298,6 +338,28 @@ mod tests {
                 .map(|d| (d.path.to_string(), d.line, d.first_line));
             let expected = expected.map(|(p, l, f)| (p.to_string(), l, f));
             assert_eq!(found, expected, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn only_a_later_document_with_content_is_a_flaw_at_its_first_line() {
+        let table: [(&str, Option<usize>); 9] = [
+            ("a: 1\n", None),
+            ("---\na: 1\n", None),
+            ("a: 1\n---\n", None),
+            ("a: 1\n---\n# only a comment\n...\n", None),
+            ("a: 1\n---\nb: 2\n", Some(2)),
+            ("a: 1\n---\n\n---\n- b\n", Some(4)),
+            ("a: 1\n--- ''\n", Some(2)),
+            ("a: 1\n...\n]\n", Some(3)),
+            ("a: 1\nb: [\n---\nc: 2\n", None),
+        ];
+        for (text, line) in table {
+            let found = match first_flaw(text) {
+                Some(Flaw::SecondDocument { line }) => Some(line),
+                _ => None,
+            };
+            assert_eq!(found, line, "{text:?}");
         }
     }
 

@@ -648,3 +648,347 @@ fn conflicts_show_the_values_as_rules_write_them() {
         "{errors:?}"
     );
 }
+
+/// Words of Rust, not of a rules document, that serde's messages would carry.
+const RUST_WORDS: [&str; 6] = [
+    "struct ",
+    "enum ",
+    "Doc",
+    "unit",
+    "YAML tag starting",
+    "floating point",
+];
+
+#[test]
+fn errors_about_a_value_of_the_wrong_shape_say_what_to_write_not_a_rust_type() {
+    let table: [(&str, &str, &str); 17] = [
+        ("- a\n", "(document)", "expected a mapping of rule keys (annotationPrefix, domainFilters,"),
+        ("hello\n", "(document)", "invalid type: string \"hello\", expected a mapping of rule keys"),
+        ("sources: 5\n", "sources", "expected a mapping with ignoreHostnameAnnotation/ignoreIngressTLSSpec/ignoreIngressRulesSpec/publishInternalServices"),
+        ("registry: [1]\n", "registry", "invalid type: a sequence, expected a mapping with txtPrefix/txtSuffix/txtWildcardReplacement"),
+        ("namespaces: {team-a: 5}\n", "namespaces.team-a", "invalid type: integer `5`, expected a mapping with domainFilters/excludeDomains/regexDomainFilter/regexDomainExclusion"),
+        ("namespaces: [team-a]\n", "namespaces", "invalid type: a sequence, expected a mapping"),
+        ("inject: [~]\n", "inject[0]", "invalid type: null (no value), expected a mapping with kinds/serviceTypes/namespaces/annotations"),
+        ("inject: [{annotations: [a]}]\n", "inject[0].annotations", "invalid type: a sequence, expected a mapping"),
+        ("irsa: x\n", "irsa", "expected a mapping with issuer/audience/accounts/unknownRole/trustPolicies/"),
+        ("irsa: {chains: [5]}\n", "irsa.chains[0]", "expected a mapping with serviceAccount and assumes"),
+        ("enforcement: {a: 1}\n", "enforcement", "invalid type: a mapping, expected one of `deny`, `warn`, `audit`"),
+        ("enforcement: !deny 5\n", "enforcement", "invalid value: string \"5\", expected one of `deny`, `warn`, `audit`"),
+        ("enforcement: !warn [1]\n", "enforcement", "invalid type: a sequence, expected one of `deny`, `warn`, `audit`"),
+        ("irsa: {unknownRole: [x]}\n", "irsa.unknownRole", "expected one of `deny`, `warn`, `allow`"),
+        ("irsa: {source: {x: 1}}\n", "irsa.source", "invalid type: a mapping, expected one of `static`, `iam`"),
+        ("irsa: {trustPolicies: {'arn:aws:iam::111122223333:role/x': !t x}}\n", "irsa.trustPolicies.arn:aws:iam::111122223333:role/x", "invalid type: a value with a YAML tag (!…), expected any valid JSON value"),
+        ("irsa: {checkProvider: 1.5}\n", "irsa.checkProvider", "invalid type: number `1.5`, expected a boolean"),
+    ];
+    for (text, key, needle) in table {
+        let e = one_error(text);
+        assert_eq!((e.key.as_str(), e.line), (key, 1), "{text:?}: {e}");
+        assert!(e.message.contains(needle), "{text:?}: {e}");
+        for word in RUST_WORDS {
+            assert!(!e.message.contains(word), "{text:?} says {word:?}: {e}");
+        }
+        assert!(!e.message.replace("a mapping", "").contains("a map"), "{e}");
+    }
+}
+
+/// The `pub struct` or `pub enum` names of `document.rs`.
+fn document_types(kind: &str) -> Vec<String> {
+    let lead = format!("pub {kind} ");
+    include_str!("document.rs")
+        .lines()
+        .filter_map(|line| line.trim().strip_prefix(lead.as_str()))
+        .map(|rest| rest.split([' ', '{', '<']).next().unwrap_or("").to_string())
+        .collect()
+}
+
+/// What serde's "unknown …, expected one of `a`, `b`" (or "expected `a` or `b`") lists for
+/// `text` read as `T`.
+fn listed_by_serde<T: serde::de::DeserializeOwned + std::fmt::Debug>(text: &str) -> Vec<String> {
+    let message = serde_yaml_ng::from_str::<T>(text)
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    let list = message.rsplit("expected ").next().unwrap_or("");
+    list.split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn every_struct_and_enum_of_a_rules_document_has_words_that_name_all_its_keys_or_values() {
+    use super::document::*;
+    let structs = document_types("struct");
+    let mut described: Vec<String> = words::SHAPES.iter().map(|(n, _)| n.to_string()).collect();
+    described.sort();
+    let mut found = structs.clone();
+    found.sort();
+    assert_eq!(
+        found, described,
+        "a struct of document.rs has no words in words::SHAPES"
+    );
+    let unknown = "'~unknown~': 1\n";
+    let keys: [(&str, Vec<String>); 7] = [
+        ("RulesDoc", listed_by_serde::<RulesDoc>(unknown)),
+        ("SourcesDoc", listed_by_serde::<SourcesDoc>(unknown)),
+        ("RegistryDoc", listed_by_serde::<RegistryDoc>(unknown)),
+        ("NamespaceDoc", listed_by_serde::<NamespaceDoc>(unknown)),
+        ("InjectDoc", listed_by_serde::<InjectDoc>(unknown)),
+        ("IrsaDoc", listed_by_serde::<IrsaDoc>(unknown)),
+        ("ChainDoc", listed_by_serde::<ChainDoc>(unknown)),
+    ];
+    for (name, fields) in keys {
+        let (_, words) = words::SHAPES
+            .iter()
+            .find(|(n, _)| *n == name)
+            .copied()
+            .unwrap_or_default();
+        assert!(!fields.is_empty(), "{name}");
+        for field in fields {
+            assert!(
+                words.contains(&field),
+                "{name}: {field} missing from {words:?}"
+            );
+        }
+    }
+    let mut enums = document_types("enum");
+    enums.sort();
+    let mut chosen: Vec<String> = words::CHOICES
+        .iter()
+        .map(|(_, n, _)| n.to_string())
+        .collect();
+    chosen.sort();
+    assert_eq!(
+        enums, chosen,
+        "an enum of document.rs has no words in words::CHOICES"
+    );
+    let values: [(&str, Vec<String>); 3] = [
+        ("Enforcement", listed_by_serde::<Enforcement>("'~'")),
+        ("UnknownRole", listed_by_serde::<UnknownRole>("'~'")),
+        ("IrsaSource", listed_by_serde::<IrsaSource>("'~'")),
+    ];
+    for (name, variants) in values {
+        let (_, _, words) = words::CHOICES
+            .iter()
+            .find(|(_, n, _)| *n == name)
+            .copied()
+            .unwrap_or_default();
+        let listed: Vec<String> = variants.iter().map(|v| format!("`{v}`")).collect();
+        assert_eq!(words, format!("one of {}", listed.join(", ")), "{name}");
+    }
+}
+
+#[test]
+fn a_namespace_listed_with_no_value_has_no_filters_of_its_own() {
+    let table = [
+        "namespaces: {team-a: ~}\n",
+        "namespaces: {team-a: }\n",
+        "namespaces:\n  team-a:\n",
+        "namespaces:\n  team-a: null\n",
+        "{\"namespaces\": {\"team-a\": null}}",
+        "namespaces: {team-a: {}}\n",
+    ];
+    for text in table {
+        let rules = RuleSet::parse("r", text).unwrap_or_else(|e| panic!("{text:?}: {e:?}"));
+        let team_a = rules.namespaces.get("team-a");
+        assert!(
+            team_a.is_some_and(|f| f.matches("anything.example.org")),
+            "{text:?}"
+        );
+    }
+    // Another source may give it filters: the empty entry adds none, and takes none away.
+    let rules = combined(
+        "namespaces: {team-a: ~}\n",
+        "namespaces: {team-a: {domainFilters: [team-a.example.com]}}\n",
+    )
+    .unwrap_or_else(|e| panic!("{e:?}"));
+    assert!(rules.namespaces["team-a"].matches("x.team-a.example.com"));
+    assert!(!rules.namespaces["team-a"].matches("x.team-b.example.com"));
+    // Its name is still checked.
+    assert_eq!(
+        one_error("namespaces: {Team_A: ~}\n").key,
+        "namespaces.Team_A"
+    );
+}
+
+#[test]
+fn a_second_document_with_content_is_refused_at_its_line_and_an_empty_one_is_ignored() {
+    let refused: [(&str, usize); 7] = [
+        ("a: 1\n---\nb: 2\n", 2),
+        ("domainFilters: [a.com]\n---\nfoo: 1\n", 2),
+        ("---\ndomainFilters: [a.com]\n---\nenforcement: warn\n", 3),
+        ("---\n---\ndomainFilters: [a.com]\n", 2),
+        ("domainFilters: [a.com]\n---\n---\n# c\n---\n[\n", 5),
+        ("domainFilters: [a.com]\n...\nenforcement: warn\n", 3),
+        ("domainFilters: [a.com]\n--- ~\n", 2),
+    ];
+    for (text, line) in refused {
+        let e = one_error(text);
+        assert_eq!(
+            (e.line, e.key.as_str()),
+            (line, "(document)"),
+            "{text:?}: {e}"
+        );
+        assert!(
+            e.message.contains("a second YAML document starts here"),
+            "{e}"
+        );
+        assert!(e.message.contains("holds one document"), "{e}");
+    }
+    let accepted = [
+        "---\ndomainFilters: [a.com]\n",
+        "domainFilters: [a.com]\n---\n",
+        "domainFilters: [a.com]\n---\n# nothing more\n---\n",
+        "domainFilters: [a.com]\n...\n",
+        "--- # the rules\ndomainFilters: [a.com]\n...\n---\n",
+    ];
+    for text in accepted {
+        let rules = RuleSet::parse("r", text).unwrap_or_else(|e| panic!("{text:?}: {e:?}"));
+        assert_eq!(rules.cluster.spec().include, ["a.com"], "{text:?}");
+    }
+    // An error in the one document still names its own line, after a leading `---`.
+    let e = one_error("---\ndomainFilters: [a.com]\nbogus: 1\n");
+    assert_eq!((e.line, e.key.as_str()), (3, "bogus"), "{e}");
+}
+
+#[test]
+fn each_inject_rule_remembers_its_source_and_its_index_there() {
+    let a = RuleSource {
+        name: "ConfigMap zoneguard/zoneguard-rules-base",
+        text: "inject:\n- annotations: {a.io/x: '1'}\n",
+    };
+    let b = RuleSource {
+        name: "ConfigMap zoneguard/zoneguard-rules-platform",
+        text: "inject:\n- annotations: {b.io/x: '1'}\n- annotations: {b.io/y: '1'}\n",
+    };
+    let rules = RuleSet::from_sources(&[a, b]).unwrap_or_else(|e| panic!("{e:?}"));
+    let table: [(usize, &str); 3] = [
+        (0, "inject[0] of ConfigMap zoneguard/zoneguard-rules-base"),
+        (
+            1,
+            "inject[0] of ConfigMap zoneguard/zoneguard-rules-platform",
+        ),
+        (
+            2,
+            "inject[1] of ConfigMap zoneguard/zoneguard-rules-platform",
+        ),
+    ];
+    for (index, name) in table {
+        assert_eq!(rules.inject[index].index, index);
+        assert_eq!(rules.inject_rule_name(index), name);
+    }
+    let alone = RuleSet::from_sources(&[b]).unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(
+        alone.inject_rule_name(1),
+        "inject[1] of ConfigMap zoneguard/zoneguard-rules-platform"
+    );
+    // A rule set built without origins still names the rule.
+    assert_eq!(
+        RuleSet::parse("r", "")
+            .map(|r| r.inject_rule_name(3))
+            .ok()
+            .as_deref(),
+        Some("inject[3] of the zoneguard rules")
+    );
+}
+
+#[test]
+fn a_fixed_inject_value_that_no_object_could_pass_with_is_refused_with_the_rules() {
+    let rule = |key: &str, value: &str| {
+        format!("domainFilters: [example.com]\ninject:\n  - kinds: [Service]\n    annotations:\n      {key}: {value:?}\n")
+    };
+    let alpha = "external-dns.alpha.kubernetes.io/";
+    let new = "external-dns.kubernetes.io/";
+    let table: [(String, String, &str); 9] = [
+        (format!("{alpha}ttl"), "0".into(), "is not a TTL external-dns accepts (it is outside 1..2147483647 seconds)"),
+        (format!("{new}ttl"), "500ms".into(), "is not a TTL external-dns accepts"),
+        (format!("{alpha}ttl"), "1d".into(), "write whole seconds such as \"300\""),
+        (format!("{alpha}ttl"), " 60".into(), "is not a TTL external-dns accepts"),
+        (format!("{alpha}hostname"), "a_b.example.com".into(), "\"a_b.example.com\" is not a valid DNS name: its label \"a_b\""),
+        (format!("{new}hostname"), "ok.example.com,-x.example.com".into(), "\"-x.example.com\" (item [1] of \"ok.example.com,-x.example.com\") is not a valid DNS name"),
+        (format!("{alpha}internal-hostname"), "a..example.com".into(), "is not a valid DNS name"),
+        (format!("{alpha}hostname"), "a b.example.com".into(), "contains spaces: external-dns deletes them and would publish \"ab.example.com\""),
+        (format!("{new}hostname"), "*.*.example.com".into(), "is not a valid DNS name"),
+    ];
+    for (key, value, needle) in table {
+        let text = rule(&key, &value);
+        let e = one_error(&text);
+        let path = format!("inject[0].annotations[{key:?}]");
+        assert_eq!((e.key.as_str(), e.line), (path.as_str(), 5), "{text}: {e}");
+        assert!(e.message.contains(needle), "{text}: {e}");
+        assert!(
+            e.message
+                .contains("every object this rule applies to would be denied"),
+            "{e}"
+        );
+    }
+    // Templates are judged per request; so are the domain filters (another source may add
+    // one); keys external-dns does not read carry anything.
+    let accepted: [(String, &str); 8] = [
+        (format!("{alpha}ttl"), "60"),
+        (format!("{new}ttl"), "1h30m"),
+        (format!("{alpha}ttl"), "{name}"),
+        (format!("{alpha}hostname"), "{name}..example.com"),
+        (format!("{alpha}hostname"), "outside.other.org"),
+        (format!("{alpha}hostname"), "a.example.com,,b.example.com"),
+        (format!("{alpha}hostname"), "*.example.com"),
+        ("example.com/ttl".to_string(), "0"),
+    ];
+    for (key, value) in accepted {
+        let text = rule(&key, value);
+        RuleSet::parse("r", &text).unwrap_or_else(|e| panic!("{text}: {e:?}"));
+    }
+}
+
+#[test]
+fn a_ttl_under_the_configured_prefix_is_checked_and_blamed_on_the_source_that_injects_it() {
+    let custom =
+        "annotationPrefix: dns.example.io/\ninject:\n  - annotations: {dns.example.io/ttl: '0'}\n";
+    let e = one_error(custom);
+    assert_eq!(
+        (e.key.as_str(), e.line),
+        (r#"inject[0].annotations["dns.example.io/ttl"]"#, 3),
+        "{e}"
+    );
+    // The prefix comes from one source, the rule from another: the combined rules find it,
+    // and the error names the source of the rule, its index and line there.
+    let prefix = RuleSource {
+        name: "ConfigMap zoneguard/prefix",
+        text: "annotationPrefix: dns.example.io/\n",
+    };
+    let injects = RuleSource {
+        name: "ConfigMap zoneguard/inject",
+        text: "inject:\n  - annotations: {a.io/x: '1'}\n  - kinds: [Service]\n    annotations:\n      dns.example.io/ttl: '0'\n",
+    };
+    let before = RuleSource {
+        name: "ConfigMap zoneguard/before",
+        text: "inject:\n  - annotations: {b.io/x: '1'}\n",
+    };
+    let errors = RuleSet::from_sources(&[before, prefix, injects])
+        .err()
+        .unwrap_or_default();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    let e = &errors[0];
+    assert_eq!(
+        (e.source_name.as_str(), e.line, e.key.as_str()),
+        (
+            "ConfigMap zoneguard/inject",
+            5,
+            r#"inject[1].annotations["dns.example.io/ttl"]"#
+        ),
+        "{e}"
+    );
+    assert!(
+        e.message.contains("is not a TTL external-dns accepts"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_byte_order_mark_before_the_document_is_not_part_of_it() {
+    let rules = RuleSet::parse("r", "\u{feff}domainFilters: [example.com]\n").expect("rules");
+    assert!(rules.cluster.matches_normalized("a.example.com"));
+    let e = one_error("\u{feff}domainFilters: [example.com]\nbogus: 1\n");
+    assert_eq!((e.line, e.key.as_str()), (2, "bogus"), "{e:?}");
+}
