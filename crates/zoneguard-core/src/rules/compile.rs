@@ -258,6 +258,10 @@ fn inject_rule(
         if let Err(why) = check_annotation_key(key) {
             errors.push(CompileError::new(path.clone(), why));
         }
+        let Some(template) = template else {
+            errors.push(CompileError::new(path, "an injected annotation needs a value; quote it (\"null\", '~') to inject that text, or write '' for an empty value"));
+            continue;
+        };
         let checked = crate::mutation::check_template(template)
             .and_then(|()| check_fixed_value(key, template, prefix));
         if let Err(why) = checked {
@@ -269,7 +273,11 @@ fn inject_rule(
         kinds: doc.kinds.clone(),
         service_types: doc.service_types.clone(),
         namespaces: doc.namespaces.clone(),
-        annotations: doc.annotations.clone(),
+        annotations: doc
+            .annotations
+            .iter()
+            .filter_map(|(k, v)| Some((k.clone(), v.clone()?)))
+            .collect(),
     }
 }
 

@@ -96,7 +96,9 @@ pub struct InjectDoc {
     #[serde(default, deserialize_with = "null_as_default")]
     pub namespaces: Vec<String>,
     #[serde(default, deserialize_with = "null_as_default")]
-    pub annotations: BTreeMap<String, String>,
+    /// `None` for a key written with no value (`~`, `null`): refused when compiled, not
+    /// injected as the text `~`.
+    pub annotations: BTreeMap<String, Option<String>>,
 }
 
 /// IRSA settings.

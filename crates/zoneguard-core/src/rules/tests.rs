@@ -992,3 +992,22 @@ fn a_byte_order_mark_before_the_document_is_not_part_of_it() {
     let e = one_error("\u{feff}domainFilters: [example.com]\nbogus: 1\n");
     assert_eq!((e.line, e.key.as_str()), (2, "bogus"), "{e:?}");
 }
+
+#[test]
+fn an_inject_annotation_with_no_value_is_refused_and_a_quoted_one_is_text() {
+    for value in ["~", "null", ""] {
+        let text = format!("inject:\n  - annotations:\n      example.com/team: {value}\n");
+        let e = one_error(&text);
+        assert_eq!(
+            e.key, "inject[0].annotations[\"example.com/team\"]",
+            "{value:?}: {e:?}"
+        );
+        assert!(e.message.contains("needs a value"), "{value:?}: {e:?}");
+    }
+    let rules = RuleSet::parse(
+        "r",
+        "inject:\n  - annotations: {example.com/team: 'null'}\n",
+    )
+    .expect("rules");
+    assert_eq!(rules.inject[0].annotations["example.com/team"], "null");
+}
