@@ -209,6 +209,14 @@ fn findings(
         if !c.interior_space && passed.contains(&c.name.as_str()) {
             continue;
         }
+        // An SRV name is made of a hostname: once that hostname, or another SRV name made of
+        // it, is refused, the item has its violation and this one is not listed too.
+        if matches!(c.record, source::Record::Srv { .. }) {
+            let field = c.field.to_string();
+            if d.violations.iter().any(|v| v.field == field) {
+                continue;
+            }
+        }
         match hosts::judge(rules, namespace, c) {
             Some(violation) => d.violations.push(violation),
             None => passed.push(&c.name),

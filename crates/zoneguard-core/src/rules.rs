@@ -309,10 +309,7 @@ fn flaw_error(source: &RuleSource<'_>, flaw: &locate::Flaw) -> RulesError {
 }
 
 fn duplicate_error(source: &RuleSource<'_>, duplicate: &locate::Duplicate) -> RulesError {
-    let key = match duplicate.path.0.last() {
-        Some(path::Seg::Key(key)) => crate::quote::ticked(key),
-        _ => "this key".to_string(),
-    };
+    let key = duplicate.key();
     RulesError {
         source_name: source.name.to_string(),
         line: duplicate.line,

@@ -752,10 +752,10 @@ fn every_port_of_a_nodeport_service_makes_an_srv_name_per_protocol_even_without_
         json!([{"port": 80}, {"port": 81, "protocol": "TCP"}, {"port": 53, "protocol": "UDP", "nodePort": 30053},
                {"port": 9, "protocol": "SCTP"}]),
     );
-    let d = validate_kind(RULES, "", "Service", "default", &svc);
-    let values: Vec<&str> = d.violations.iter().map(|v| v.value.as_str()).collect();
+    let made = crate::source::extract(&rules(RULES), Kind::Service, &tree(&svc));
+    let names: Vec<&str> = made.candidates.iter().map(|c| c.name.as_str()).collect();
     assert_eq!(
-        values,
+        names,
         [
             "api.other.org.",
             "in.other.org",
@@ -767,7 +767,27 @@ fn every_port_of_a_nodeport_service_makes_an_srv_name_per_protocol_even_without_
             "_api._sctp.in.other.org",
         ]
     );
-    assert!(d.violations[4].message.contains("spec.ports[3]"));
+    // Both hostnames are outside the filters: their SRV names, which fixing them fixes, are
+    // not listed again.
+    let d = validate_kind(RULES, "", "Service", "default", &svc);
+    let values: Vec<&str> = d.violations.iter().map(|v| v.value.as_str()).collect();
+    assert_eq!(values, ["api.other.org.", "in.other.org"]);
+}
+
+#[test]
+fn an_srv_name_refused_for_itself_is_listed_once_for_its_hostname() {
+    // `_<63 characters>` is a 64-octet label: every SRV name of the hostname is dropped, and
+    // the first says why, naming its port.
+    let name = "a".repeat(63);
+    let svc = node_port_service(
+        &name,
+        json!({"external-dns.alpha.kubernetes.io/hostname": "api.example.com"}),
+        json!([{"port": 80}, {"port": 53, "protocol": "UDP"}]),
+    );
+    let d = validate_kind(RULES, "", "Service", "default", &svc);
+    assert_eq!(d.violations.len(), 1, "{d:?}");
+    assert_eq!(d.violations[0].reason, Reason::HostnameInvalid);
+    assert!(d.violations[0].message.contains("spec.ports[0]"), "{d:?}");
 }
 
 #[test]

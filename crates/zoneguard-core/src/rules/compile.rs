@@ -373,6 +373,12 @@ fn irsa(doc: &IrsaDoc, errors: &mut Vec<CompileError>) -> Irsa {
                 continue;
             }
         };
+        if let serde_json::Value::String(text) = value {
+            if let Some(why) = repeated_policy_key(text) {
+                errors.push(CompileError::new(path, why));
+                continue;
+            }
+        }
         let policy = match value {
             serde_json::Value::String(text) => TrustPolicy::from_document(text),
             other => TrustPolicy::from_value(other),
@@ -400,6 +406,24 @@ fn irsa(doc: &IrsaDoc, errors: &mut Vec<CompileError>) -> Irsa {
     };
     super::iam::compile_iam(doc, &mut irsa, errors);
     irsa
+}
+
+/// A key that a trust policy written as JSON text repeats (JSON parsers keep the last and drop
+/// the first silently, as the YAML parser does for the rules around it).
+fn repeated_policy_key(text: &str) -> Option<String> {
+    if !text.trim_start().starts_with('{') {
+        return None; // percent-encoded, as IAM returns it
+    }
+    match super::locate::first_flaw(text)? {
+        super::locate::Flaw::Duplicate(d) => Some(format!(
+            "the policy text repeats the key {} (at {}, line {} of the text, first on line {}): write each key once",
+            d.key(),
+            d.path,
+            d.line,
+            d.first_line
+        )),
+        _ => None,
+    }
 }
 
 /// `https://oidc…/id/X/` → `oidc…/id/X`.

@@ -44,6 +44,16 @@ pub struct Duplicate {
     pub first_line: usize,
 }
 
+impl Duplicate {
+    /// The repeated key, quoted for a message.
+    pub fn key(&self) -> String {
+        match self.path.0.last() {
+            Some(Seg::Key(key)) => crate::quote::ticked(key),
+            _ => "this key".to_string(),
+        }
+    }
+}
+
 /// The 1-based line of `path` in `text`, or of its longest prefix that exists; 0 if none.
 pub fn line_of(text: &str, path: &KeyPath) -> usize {
     let mut best = 0;

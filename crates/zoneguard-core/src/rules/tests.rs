@@ -1011,3 +1011,23 @@ fn an_inject_annotation_with_no_value_is_refused_and_a_quoted_one_is_text() {
     .expect("rules");
     assert_eq!(rules.inject[0].annotations["example.com/team"], "null");
 }
+
+#[test]
+fn a_key_repeated_inside_a_policy_written_as_json_text_is_refused() {
+    let policy = r#"{"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Effect": "Deny", "Principal": "*", "Action": "sts:*"}]}"#;
+    let text =
+        format!("irsa:\n  trustPolicies:\n    arn:aws:iam::111122223333:role/x: '{policy}'\n");
+    let e = one_error(&text);
+    assert_eq!(
+        e.key, "irsa.trustPolicies[\"arn:aws:iam::111122223333:role/x\"]",
+        "{e:?}"
+    );
+    assert!(
+        e.message
+            .contains("repeats the key `Effect` (at Statement[0].Effect"),
+        "{e:?}"
+    );
+    let once = policy.replace(r#""Effect": "Deny", "#, "");
+    let text = format!("irsa:\n  trustPolicies:\n    arn:aws:iam::111122223333:role/x: '{once}'\n");
+    assert!(errors_of(&text).is_empty());
+}
