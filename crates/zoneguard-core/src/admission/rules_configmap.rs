@@ -42,16 +42,35 @@ pub fn validate(req: &Request<'_>, object: &Node<'_>, others: &[RuleSource<'_>])
         });
         return decision;
     };
-    // Other ConfigMaps that are broken on their own are their own problem, not this edit's.
-    let mut sources: Vec<RuleSource<'_>> = others
-        .iter()
-        .copied()
-        .filter(|s| s.name != me && RuleSet::parse(s.name, s.text).is_ok())
-        .collect();
+    // Other ConfigMaps that are broken on their own are their own problem, not this edit's;
+    // but until they are fixed the rules in force stay the last valid set, which this edit
+    // is not part of yet, and the warning says so.
+    let mut sources: Vec<RuleSource<'_>> = Vec::with_capacity(others.len() + 1);
+    for other in others.iter().filter(|s| s.name != me) {
+        match RuleSet::parse(other.name, other.text) {
+            Ok(_) => sources.push(*other),
+            Err(errors) => {
+                let first = errors
+                    .first()
+                    .map_or_else(|| other.name.to_string(), |e| e.to_string());
+                decision.warnings.push(not_in_force(&first));
+            }
+        }
+    }
     sources.push(RuleSource { name: &me, text });
-    if let Err(errors) = RuleSet::from_sources(&sources) {
+    let Err(errors) = RuleSet::from_sources(&sources) else {
+        return decision;
+    };
+    // A conflict between two other ConfigMaps is theirs too.
+    let (mine, theirs): (Vec<_>, Vec<_>) = errors
+        .into_iter()
+        .partition(|e| e.source_name == me || e.message.contains(&me));
+    for e in &theirs {
+        decision.warnings.push(not_in_force(&e.to_string()));
+    }
+    if !mine.is_empty() {
         decision.allowed = false;
-        decision.violations = errors
+        decision.violations = mine
             .into_iter()
             .map(|e| Violation {
                 field: field.clone(),
@@ -62,4 +81,9 @@ pub fn validate(req: &Request<'_>, object: &Node<'_>, others: &[RuleSource<'_>])
             .collect();
     }
     decision
+}
+
+/// The warning for another rule source's error, which keeps this edit out of force.
+fn not_in_force(error: &str) -> String {
+    format!("another rule ConfigMap is invalid ({error}); until it is fixed zoneguard keeps the last valid rule set, so this edit takes effect only then")
 }

@@ -1043,3 +1043,58 @@ fn a_rule_that_would_inject_a_fixed_ttl_external_dns_ignores_is_refused_before_a
         assert!(e.message.contains(needle), "{e}");
     }
 }
+
+#[test]
+fn an_edit_is_judged_on_its_own_errors_and_warned_of_other_configmaps_errors() {
+    let edit = |text: &str, others: &[RuleSource<'_>]| {
+        let cm = json!({"metadata": {"name": "mine", "labels": {"zoneguard.io/rules": "true"}}, "data": {"rules.yaml": text}});
+        validate_with_rule_sources(
+            &rules(""),
+            &req(
+                Operation::Update,
+                "",
+                "ConfigMap",
+                "zoneguard",
+                &tree(&cm),
+                None,
+            ),
+            others,
+        )
+    };
+    let broken = RuleSource {
+        name: "ConfigMap zoneguard/broken",
+        text: "bogus: 1\n",
+    };
+    let deny = RuleSource {
+        name: "ConfigMap zoneguard/a",
+        text: "enforcement: deny\n",
+    };
+    let warn = RuleSource {
+        name: "ConfigMap zoneguard/b",
+        text: "enforcement: warn\n",
+    };
+    // Another ConfigMap broken on its own: the edit is admitted, and told it waits for it.
+    let d = edit("domainFilters: [example.com]\n", &[broken]);
+    assert!(d.allowed && d.violations.is_empty(), "{d:?}");
+    assert!(
+        d.warnings[0].contains("ConfigMap zoneguard/broken")
+            && d.warnings[0].contains("takes effect only then"),
+        "{d:?}"
+    );
+    // Two others in conflict: the same.
+    let d = edit("domainFilters: [example.com]\n", &[deny, warn]);
+    assert!(d.allowed, "{d:?}");
+    assert!(
+        d.warnings
+            .iter()
+            .any(|w| w.contains("ConfigMap zoneguard/a")),
+        "{d:?}"
+    );
+    // An edit that conflicts itself is refused, naming the other.
+    let d = edit("enforcement: audit\n", &[deny]);
+    assert!(!d.allowed, "{d:?}");
+    assert!(
+        d.violations[0].message.contains("ConfigMap zoneguard/a"),
+        "{d:?}"
+    );
+}
