@@ -123,6 +123,9 @@ pub fn hostname_match(data: &[u8]) {
         wildcard_replacement: "star".into(),
     };
     let _ = hostname::txt_problem(name, &registry);
+    let _ = hostname::gateway_drop(name);
+    let _ = hostname::srv_syntax_problem(name);
+    let _ = hostname::srv_txt_problem(name, &registry);
     if let Ok(filter) = DomainFilter::new(&spec) {
         let matched = filter.matches(name);
         assert_eq!(
