@@ -1,7 +1,7 @@
 //! zoneguard guards its own rule ConfigMaps: a broken edit is refused at apply time.
 
 use super::{Decision, Request};
-use crate::rules::{RuleSet, RuleSource};
+use crate::rules::{RuleSet, RuleSource, RulesError};
 use crate::tree::Node;
 use crate::verdict::{Reason, Violation};
 
@@ -42,32 +42,8 @@ pub fn validate(req: &Request<'_>, object: &Node<'_>, others: &[RuleSource<'_>])
         });
         return decision;
     };
-    // Other ConfigMaps that are broken on their own are their own problem, not this edit's;
-    // but until they are fixed the rules in force stay the last valid set, which this edit
-    // is not part of yet, and the warning says so.
-    let mut sources: Vec<RuleSource<'_>> = Vec::with_capacity(others.len() + 1);
-    for other in others.iter().filter(|s| s.name != me) {
-        match RuleSet::parse(other.name, other.text) {
-            Ok(_) => sources.push(*other),
-            Err(errors) => {
-                let first = errors
-                    .first()
-                    .map_or_else(|| other.name.to_string(), |e| e.to_string());
-                decision.warnings.push(not_in_force(&first));
-            }
-        }
-    }
-    sources.push(RuleSource { name: &me, text });
-    let Err(errors) = RuleSet::from_sources(&sources) else {
-        return decision;
-    };
-    // A conflict between two other ConfigMaps is theirs too.
-    let (mine, theirs): (Vec<_>, Vec<_>) = errors
-        .into_iter()
-        .partition(|e| e.source_name == me || e.message.contains(&me));
-    for e in &theirs {
-        decision.warnings.push(not_in_force(&e.to_string()));
-    }
+    let (mine, theirs) = errors_with_others(&me, text, others);
+    decision.warnings = theirs.iter().map(|e| not_in_force(e)).collect();
     if !mine.is_empty() {
         decision.allowed = false;
         decision.violations = mine
@@ -81,6 +57,38 @@ pub fn validate(req: &Request<'_>, object: &Node<'_>, others: &[RuleSource<'_>])
             .collect();
     }
     decision
+}
+
+/// The errors of the rules `text` of ConfigMap `me` combined with the other rule sources in
+/// force: this edit's own (its text alone, or a conflict it makes), and the others' (one broken
+/// on its own, or two in conflict), which keep this edit out of force until they are fixed but
+/// are not this edit's fault.
+fn errors_with_others(
+    me: &str,
+    text: &str,
+    others: &[RuleSource<'_>],
+) -> (Vec<RulesError>, Vec<String>) {
+    let mut theirs = Vec::new();
+    let mut sources: Vec<RuleSource<'_>> = Vec::with_capacity(others.len() + 1);
+    for other in others.iter().filter(|s| s.name != me) {
+        match RuleSet::parse(other.name, other.text) {
+            Ok(_) => sources.push(*other),
+            Err(errors) => theirs.push(
+                errors
+                    .first()
+                    .map_or_else(|| other.name.to_string(), ToString::to_string),
+            ),
+        }
+    }
+    sources.push(RuleSource { name: me, text });
+    let Err(errors) = RuleSet::from_sources(&sources) else {
+        return (Vec::new(), theirs);
+    };
+    let (mine, conflicts): (Vec<_>, Vec<_>) = errors
+        .into_iter()
+        .partition(|e| e.source_name == me || e.message.contains(me));
+    theirs.extend(conflicts.iter().map(ToString::to_string));
+    (mine, theirs)
 }
 
 /// The warning for another rule source's error, which keeps this edit out of force.
