@@ -11,6 +11,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use time::{Duration, OffsetDateTime};
+use zoneguard_core::k8s_name;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -58,9 +59,6 @@ pub enum CertsError {
     Exists(String),
 }
 
-/// The longest a label (a Service or namespace name) may be.
-const MAX_LABEL: usize = 63;
-
 /// The shortest CA validity, in days: 10 years (see [`ca_validity_days`]).
 pub const CA_MIN_DAYS: u32 = 3650;
 
@@ -80,21 +78,17 @@ fn label_error(what: &str, name: &str, first_letter: bool) -> Option<String> {
     } else {
         ("DNS-1123", "a lower-case letter or digit")
     };
-    let bytes = name.as_bytes();
-    let starts = bytes
-        .first()
-        .is_some_and(|b| b.is_ascii_lowercase() || (!first_letter && b.is_ascii_digit()));
-    let ends = bytes
-        .last()
-        .is_some_and(|b| b.is_ascii_lowercase() || b.is_ascii_digit());
-    let chars = bytes
-        .iter()
-        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'-');
-    if starts && ends && chars && bytes.len() <= MAX_LABEL {
+    let label = if first_letter {
+        k8s_name::is_dns1035_label(name)
+    } else {
+        k8s_name::is_dns1123_label(name)
+    };
+    if label {
         return None;
     }
     Some(format!(
-        "a {what} must be a {rule} label: at most {MAX_LABEL} lower-case letters, digits and '-', starting with {start} and ending with a lower-case letter or digit"
+        "a {what} must be a {rule} label: at most {} lower-case letters, digits and '-', starting with {start} and ending with a lower-case letter or digit",
+        k8s_name::MAX_LABEL
     ))
 }
 

@@ -60,6 +60,7 @@ fn inject_rule() -> impl Strategy<Value = InjectRule> {
             service_types: types.into_iter().map(str::to_owned).collect(),
             namespaces: namespaces.into_iter().map(str::to_owned).collect(),
             annotations,
+            origin: None,
         })
 }
 

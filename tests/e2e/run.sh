@@ -279,12 +279,17 @@ if grep -qE '^ +service:$' <(awk '/^webhooks:/,0' "$WORK/installed.yaml"); then
   die "overlay left a service reference in a webhook clientConfig"
 fi
 quiet kc apply -k "$OVERLAY" || die "installing the manifests failed (see $LOGS/setup.log)"
+
+rules_configmap() { # rules_configmap NAME RULES-YAML
+  printf 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n  namespace: zoneguard\n' "$1"
+  printf '  labels:\n    zoneguard.io/rules: "true"\ndata:\n  rules.yaml: |\n'
+  printf '%s\n' "$2" | sed -e 's/^/    /'
+}
+apply() { kc apply -f - "$@"; }
 # The shipped rule ConfigMap is an empty starter; the cases below run on the suite's own rules,
 # put in its place as a platform team would edit it.
-kc create configmap zoneguard-rules --namespace zoneguard --from-file=rules.yaml="$ROOT/tests/e2e/rules.yaml" \
-  --dry-run=client -o yaml |
-  kc label --local -f - zoneguard.io/rules=true app.kubernetes.io/name=zoneguard -o yaml |
-  quiet kc apply -f - || die "applying the suite's rules (tests/e2e/rules.yaml) failed"
+quiet apply < <(rules_configmap zoneguard-rules "$(<"$ROOT/tests/e2e/rules.yaml")") ||
+  die "applying the suite's rules (tests/e2e/rules.yaml) failed"
 
 # zoneguard talks to the API server as its own ServiceAccount, with the
 # shipped Role: the RBAC is tested along with everything else.
@@ -434,12 +439,6 @@ spec:
       targets: [192.0.2.10]
 EOF
 }
-rules_configmap() { # rules_configmap NAME RULES-YAML
-  printf 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n  namespace: zoneguard\n' "$1"
-  printf '  labels:\n    zoneguard.io/rules: "true"\ndata:\n  rules.yaml: |\n'
-  printf '%s\n' "$2" | sed -e 's/^/    /'
-}
-apply() { kc apply -f - "$@"; }
 get_annotation() { # get_annotation KIND NAMESPACE NAME KEY
   kc get "$1" "$3" --namespace "$2" -o "jsonpath={.metadata.annotations.${4//./\\.}}"
 }

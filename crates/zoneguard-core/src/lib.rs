@@ -10,6 +10,7 @@ pub mod fields;
 pub mod filter;
 pub mod hostname;
 pub mod irsa;
+pub mod k8s_name;
 pub mod mutation;
 mod path;
 mod quote;

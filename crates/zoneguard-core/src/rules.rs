@@ -52,9 +52,6 @@ pub struct RuleSet {
     pub sources: SourceFlags,
     pub registry: TxtRegistry,
     pub inject: Vec<InjectRule>,
-    /// Where each `inject` rule was written, in the order of `inject`
-    /// (`inject_origins[rule.index]`); see [`RuleSet::inject_rule_name`].
-    pub inject_origins: Vec<InjectOrigin>,
     pub irsa: Irsa,
     pub enforcement: Enforcement,
     pub exempt_namespaces: BTreeSet<String>,
@@ -88,6 +85,8 @@ pub struct InjectRule {
     pub namespaces: Vec<String>,
     /// Key → template with `{name}` / `{namespace}`.
     pub annotations: BTreeMap<String, String>,
+    /// Where the rule was written; `None` for a rule built by hand.
+    pub origin: Option<InjectOrigin>,
 }
 
 /// Where an `inject` rule was written: its rule source (a file path, or `ConfigMap ns/name`)
@@ -180,7 +179,7 @@ impl RuleSet {
     /// source it was written in and its index there, e.g. `inject[1] of ConfigMap
     /// zoneguard/zoneguard-rules-platform`.
     pub fn inject_rule_name(&self, index: usize) -> String {
-        match self.inject_origins.get(index) {
+        match self.inject.get(index).and_then(|rule| rule.origin.as_ref()) {
             Some(origin) => origin.to_string(),
             None => format!("inject[{index}] of the zoneguard rules"),
         }

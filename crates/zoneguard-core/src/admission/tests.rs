@@ -554,17 +554,12 @@ fn an_inject_rule_that_would_set_a_refused_name_is_blamed() {
 
 #[test]
 fn a_rules_configmap_with_a_broken_document_is_refused_with_the_parser_message() {
-    let cm = json!({"metadata": {"name": "rules", "labels": {"zoneguard.io/rules": "true"}}, "data": {"rules.yaml": "domainFilters: [a.com]\nregexDomainFilter: '('\n"}});
-    let d = validate(
+    let d = review_rules_configmap(
         &rules(""),
-        &req(
-            Operation::Create,
-            "",
-            "ConfigMap",
-            "zoneguard",
-            &tree(&cm),
-            None,
-        ),
+        Operation::Create,
+        "rules",
+        "domainFilters: [a.com]\nregexDomainFilter: '('\n",
+        &[],
     );
     assert!(!d.allowed);
     assert!(
@@ -578,17 +573,11 @@ fn a_rules_configmap_with_a_broken_document_is_refused_with_the_parser_message()
         name: "ConfigMap zoneguard/base",
         text: "enforcement: warn\n",
     };
-    let cm2 = json!({"metadata": {"name": "rules", "labels": {"zoneguard.io/rules": "true"}}, "data": {"rules.yaml": "enforcement: deny\n"}});
-    let d = validate_with_rule_sources(
+    let d = review_rules_configmap(
         &rules(""),
-        &req(
-            Operation::Update,
-            "",
-            "ConfigMap",
-            "zoneguard",
-            &tree(&cm2),
-            None,
-        ),
+        Operation::Update,
+        "rules",
+        "enforcement: deny\n",
         &[other],
     );
     assert!(!d.allowed);
@@ -655,19 +644,8 @@ fn a_name_in_a_rule_and_in_tls_is_judged_in_both_fields() {
 
 #[test]
 fn a_broken_rules_configmap_is_refused_even_when_its_namespace_is_exempt() {
-    let cm = json!({"metadata": {"name": "rules", "labels": {"zoneguard.io/rules": "true"}}, "data": {"rules.yaml": "bogus: 1\n"}});
     let exempting = rules("exemptNamespaces: [kube-system, zoneguard]\n");
-    let d = validate(
-        &exempting,
-        &req(
-            Operation::Update,
-            "",
-            "ConfigMap",
-            "zoneguard",
-            &tree(&cm),
-            None,
-        ),
-    );
+    let d = review_rules_configmap(&exempting, Operation::Update, "rules", "bogus: 1\n", &[]);
     assert!(!d.allowed, "{d:?}");
     assert!(d.violations[0].message.contains("bogus"), "{d:?}");
 }
@@ -676,6 +654,23 @@ fn validate_kind(rules_text: &str, group: &str, kind: &str, ns: &str, object: &V
     validate(
         &rules(rules_text),
         &req(Operation::Create, group, kind, ns, &tree(object), None),
+    )
+}
+
+/// A review writing rule ConfigMap `zoneguard/<name>` with `rules_yaml`, judged under `rules`
+/// with the other rule sources in force.
+fn review_rules_configmap(
+    rules: &RuleSet,
+    op: Operation,
+    name: &str,
+    rules_yaml: &str,
+    others: &[RuleSource<'_>],
+) -> Decision {
+    let cm = json!({"metadata": {"name": name, "labels": {"zoneguard.io/rules": "true"}}, "data": {"rules.yaml": rules_yaml}});
+    validate_with_rule_sources(
+        rules,
+        &req(op, "", "ConfigMap", "zoneguard", &tree(&cm), None),
+        others,
     )
 }
 
@@ -1047,19 +1042,7 @@ fn a_rule_that_would_inject_a_fixed_ttl_external_dns_ignores_is_refused_before_a
 #[test]
 fn an_edit_is_judged_on_its_own_errors_and_warned_of_other_configmaps_errors() {
     let edit = |text: &str, others: &[RuleSource<'_>]| {
-        let cm = json!({"metadata": {"name": "mine", "labels": {"zoneguard.io/rules": "true"}}, "data": {"rules.yaml": text}});
-        validate_with_rule_sources(
-            &rules(""),
-            &req(
-                Operation::Update,
-                "",
-                "ConfigMap",
-                "zoneguard",
-                &tree(&cm),
-                None,
-            ),
-            others,
-        )
+        review_rules_configmap(&rules(""), Operation::Update, "mine", text, others)
     };
     let broken = RuleSource {
         name: "ConfigMap zoneguard/broken",

@@ -323,23 +323,18 @@ impl Written for bool {
     }
 }
 
-impl Written for Enforcement {
-    fn written(&self) -> String {
-        self.as_str().to_string()
-    }
+/// The rules' choices are written by their own names (`deny`, `iam`, …).
+macro_rules! written_as_str {
+    ($($choice:ty),*) => {$(
+        impl Written for $choice {
+            fn written(&self) -> String {
+                self.as_str().to_string()
+            }
+        }
+    )*};
 }
 
-impl Written for UnknownRole {
-    fn written(&self) -> String {
-        self.as_str().to_string()
-    }
-}
-
-impl Written for IrsaSource {
-    fn written(&self) -> String {
-        self.as_str().to_string()
-    }
-}
+written_as_str!(Enforcement, UnknownRole, IrsaSource);
 
 impl Written for Json {
     /// Compact JSON; a policy written as a JSON string is shown as the JSON it holds.

@@ -70,7 +70,10 @@ pub fn compile(
         .inject
         .iter()
         .enumerate()
-        .map(|(i, d)| inject_rule(i, d, doc.annotation_prefix.as_deref(), &mut errors))
+        .map(|(i, d)| {
+            let origin = inject_origins.get(i).cloned();
+            inject_rule(i, d, doc.annotation_prefix.as_deref(), origin, &mut errors)
+        })
         .collect();
     let irsa = irsa(&doc.irsa, &mut errors);
     for (i, ns) in doc.exempt_namespaces.iter().enumerate() {
@@ -94,7 +97,6 @@ pub fn compile(
                 .unwrap_or_default(),
         },
         inject,
-        inject_origins: inject_origins.to_vec(),
         irsa,
         enforcement: doc.enforcement.unwrap_or_default(),
         exempt_namespaces: doc.exempt_namespaces.iter().cloned().collect(),
@@ -198,14 +200,7 @@ fn namespaces(
 }
 
 fn check_namespace_name(ns: &str, path: KeyPath, errors: &mut Vec<CompileError>) {
-    let ok = !ns.is_empty()
-        && ns.len() <= 63
-        && ns
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-        && !ns.starts_with('-')
-        && !ns.ends_with('-');
-    if !ok {
+    if !crate::k8s_name::is_dns1123_label(ns) {
         errors.push(CompileError::new(
             path,
             format!(
@@ -219,6 +214,7 @@ fn inject_rule(
     index: usize,
     doc: &InjectDoc,
     prefix: Option<&str>,
+    origin: Option<InjectOrigin>,
     errors: &mut Vec<CompileError>,
 ) -> InjectRule {
     let base = KeyPath::root().key("inject").index(index);
@@ -278,6 +274,7 @@ fn inject_rule(
             .iter()
             .filter_map(|(k, v)| Some((k.clone(), v.clone()?)))
             .collect(),
+        origin,
     }
 }
 

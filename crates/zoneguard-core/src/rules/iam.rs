@@ -114,19 +114,18 @@ fn chains(docs: &[ChainDoc], base: &KeyPath, errors: &mut Vec<CompileError>) -> 
     out
 }
 
-/// `ns/name` → (`ns`, `name`), both Kubernetes names.
+/// `ns/name` → (`ns`, `name`): a namespace (a DNS-1123 label) and a ServiceAccount name (up to
+/// 253 lower-case letters, digits, '-' and '.', starting and ending with neither).
 fn service_account(text: &str) -> Option<(String, String)> {
     let (ns, name) = text.split_once('/')?;
-    let dns_label = |s: &str, max: usize| {
-        !s.is_empty()
-            && s.len() <= max
-            && s.chars()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '.')
-            && !s.starts_with(['-', '.'])
-            && !s.ends_with(['-', '.'])
-    };
-    (dns_label(ns, 63) && !ns.contains('.') && dns_label(name, 253))
-        .then(|| (ns.to_string(), name.to_string()))
+    let name_ok = !name.is_empty()
+        && name.len() <= 253
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '.')
+        && !name.starts_with(['-', '.'])
+        && !name.ends_with(['-', '.']);
+    (crate::k8s_name::is_dns1123_label(ns) && name_ok).then(|| (ns.to_string(), name.to_string()))
 }
 
 fn is_account(text: &str) -> bool {

@@ -3,6 +3,7 @@
 
 use super::path::{KeyPath, Seg};
 use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Span};
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::ops::ControlFlow;
 
@@ -173,8 +174,13 @@ fn walk_events<'a>(
                     seen,
                 }) => {
                     let key = value.into_owned();
-                    let first = seen.get(&key).copied();
-                    seen.entry(key.clone()).or_insert(line);
+                    let first = match seen.entry(key.clone()) {
+                        Entry::Occupied(e) => Some(*e.get()),
+                        Entry::Vacant(e) => {
+                            e.insert(line);
+                            None
+                        }
+                    };
                     *slot = Slot::Value(Some(key));
                     Some(Step::Key { line, first })
                 }
