@@ -475,6 +475,10 @@ check "kubectl annotate Service outside the filters rejected (UPDATE)" fail \
   "$DENIED" "plain.example.net" -- \
   kc annotate service plain "$P/hostname=plain.example.net"
 check_eq "rejected annotation is not stored" "" get_annotation service default plain "$P/hostname"
+check "a Service left to another DNS controller admitted, with a warning saying external-dns skips it" \
+  ok "service/elsewhere created" "external-dns skips this object" -- \
+  apply < <(service default elsewhere LoadBalancer "$P/controller=other" \
+    "external-dns.kubernetes.io/controller=other" "$P/hostname=elsewhere.example.net")
 
 echo "# injected annotations"
 check "LoadBalancer Service admitted" ok "service/lb created" -- apply < <(service default lb LoadBalancer)

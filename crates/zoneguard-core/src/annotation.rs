@@ -18,6 +18,17 @@ pub fn prefixes(rules: &RuleSet) -> impl Iterator<Item = &str> {
         .chain(standard.filter(move |_| configured.is_none()))
 }
 
+/// The value of external-dns's `<prefix>controller` annotation that leaves an object to
+/// external-dns; any other value, the empty one included, makes external-dns skip the object.
+pub const CONTROLLER_VALUE: &str = "dns-controller";
+
+/// external-dns's `IsControllerMismatch` for an Ingress, a Service or a route: the value of
+/// `<prefix>controller` when it is there and names another controller, so that an external-dns
+/// reading `prefix` skips the whole object.
+pub fn foreign_controller<'n>(object: &'n Node<'_>, prefix: &str) -> Option<&'n str> {
+    get_prefixed(object, prefix, "controller").filter(|v| *v != CONTROLLER_VALUE)
+}
+
 /// `metadata.annotations`, when it is a mapping.
 pub fn map<'n, 'a>(object: &'n Node<'a>) -> Option<&'n Object<'a>> {
     crate::path::at(object, &["metadata", "annotations"])?.as_object()
@@ -291,6 +302,43 @@ mod tests {
             get_prefixed(&Node::from(&serde_json::json!({})), p, "hostname"),
             None
         );
+    }
+
+    #[test]
+    fn only_a_controller_annotation_naming_another_controller_makes_external_dns_skip() {
+        let p = "external-dns.alpha.kubernetes.io/";
+        let table = [
+            (serde_json::json!({}), None),
+            (serde_json::json!({"other.io/controller": "x"}), None),
+            (
+                serde_json::json!({"external-dns.alpha.kubernetes.io/controller": "dns-controller"}),
+                None,
+            ),
+            (
+                serde_json::json!({"external-dns.alpha.kubernetes.io/controller": "nginx"}),
+                Some("nginx"),
+            ),
+            (
+                serde_json::json!({"external-dns.alpha.kubernetes.io/controller": ""}),
+                Some(""),
+            ),
+            (
+                serde_json::json!({"external-dns.alpha.kubernetes.io/controller": "DNS-Controller"}),
+                Some("DNS-Controller"),
+            ),
+            (
+                serde_json::json!({"external-dns.alpha.kubernetes.io/controller": " dns-controller"}),
+                Some(" dns-controller"),
+            ),
+        ];
+        for (annotations, want) in table {
+            let object = serde_json::json!({"metadata": {"annotations": annotations}});
+            assert_eq!(
+                foreign_controller(&Node::from(&object), p),
+                want,
+                "{annotations}"
+            );
+        }
     }
 
     #[test]

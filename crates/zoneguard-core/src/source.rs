@@ -163,11 +163,17 @@ pub fn extract(rules: &RuleSet, kind: Kind, object: &Node<'_>) -> Extracted {
         out.record = Record::Gateway;
     }
     foreign_prefix_warnings(rules, kind, object, &mut out);
+    let read = match kind {
+        Kind::Ingress | Kind::Service | Kind::RouteWithHostnames | Kind::RouteWithoutHostnames => {
+            ReadPrefixes::of(rules, object, &mut out)
+        }
+        _ => ReadPrefixes::default(),
+    };
     match kind {
-        Kind::Ingress => ingress(rules, object, &mut out),
-        Kind::Service => service(rules, object, &mut out),
+        Kind::Ingress => ingress(rules, read, object, &mut out),
+        Kind::Service => service(rules, read, object, &mut out),
         Kind::RouteWithHostnames | Kind::RouteWithoutHostnames => {
-            route(rules, kind, object, &mut out)
+            route(rules, read, kind, object, &mut out)
         }
         Kind::Gateway => strings_at(
             object,
@@ -190,9 +196,45 @@ pub fn extract(rules: &RuleSet, kind: Kind, object: &Node<'_>) -> Extracted {
         kind,
         Kind::Gateway | Kind::DnsEndpoint | Kind::ServiceAccount
     ) {
-        ttl(rules, object, &mut out);
+        ttl(read, object, &mut out);
     }
     out
+}
+
+/// The annotation prefixes under which an external-dns reads an object: the rules' (at most the
+/// two standard ones, [`annotation::prefixes`]) less any whose `controller` annotation hands an
+/// Ingress, a Service or a route to another controller, which makes an external-dns reading that
+/// prefix skip the object whole (its `IsControllerMismatch`).
+#[derive(Debug, Clone, Copy, Default)]
+struct ReadPrefixes<'r>([Option<&'r str>; annotation::STANDARD_PREFIXES.len()]);
+
+impl<'r> ReadPrefixes<'r> {
+    /// The prefixes `object` is read under, with a warning for each one left out.
+    fn of(rules: &'r RuleSet, object: &Node<'_>, out: &mut Extracted) -> Self {
+        let mut read = Self::default();
+        let mut skipped = Vec::new();
+        for (slot, prefix) in read.0.iter_mut().zip(annotation::prefixes(rules)) {
+            match annotation::foreign_controller(object, prefix) {
+                None => *slot = Some(prefix),
+                Some(value) => skipped.push((prefix, value)),
+            }
+        }
+        let wholly = read.iter().next().is_none();
+        let want = annotation::CONTROLLER_VALUE;
+        for (prefix, value) in skipped {
+            let field = annotation::field_of(prefix, "controller");
+            out.warnings.push(if wholly {
+                format!("{field} is {value:?}, not {want:?}: external-dns skips this object and publishes none of its hostnames, so they are not checked; remove the annotation (or set it to {want:?}) if external-dns should publish them")
+            } else {
+                format!("{field} is {value:?}, not {want:?}: an external-dns that reads the prefix {prefix:?} skips this object; only the names an external-dns reading the other prefix would publish are checked")
+            });
+        }
+        read
+    }
+
+    fn iter(self) -> impl Iterator<Item = &'r str> {
+        self.0.into_iter().flatten()
+    }
 }
 
 fn items<'n, 'a>(object: &'n Node<'a>, path: &[&str]) -> &'n [Node<'a>] {
@@ -216,9 +258,9 @@ fn strings_at(
     }
 }
 
-fn ingress(rules: &RuleSet, object: &Node<'_>, out: &mut Extracted) {
+fn ingress(rules: &RuleSet, read: ReadPrefixes, object: &Node<'_>, out: &mut Extracted) {
     let mut defined = false;
-    for prefix in annotation::prefixes(rules) {
+    for prefix in read.iter() {
         let Some(source) = hostname_source(object, prefix, "ingress-hostname-source", out, true)
         else {
             continue;
@@ -248,9 +290,9 @@ fn ingress(rules: &RuleSet, object: &Node<'_>, out: &mut Extracted) {
     }
 }
 
-fn route(rules: &RuleSet, kind: Kind, object: &Node<'_>, out: &mut Extracted) {
+fn route(rules: &RuleSet, read: ReadPrefixes, kind: Kind, object: &Node<'_>, out: &mut Extracted) {
     let mut defined = false;
-    for prefix in annotation::prefixes(rules) {
+    for prefix in read.iter() {
         let source = hostname_source(object, prefix, "gateway-hostname-source", out, false)
             .unwrap_or(HostnameSource::Both);
         defined |= source.defined_hosts();
@@ -300,7 +342,7 @@ fn hostname_source(
 /// re-judge of injected annotations (`mutation::annotations_after`) keeps exactly these.
 pub const SERVICE_SPEC_FIELDS: [&str; 2] = ["type", "clusterIP"];
 
-fn service(rules: &RuleSet, object: &Node<'_>, out: &mut Extracted) {
+fn service(rules: &RuleSet, read: ReadPrefixes, object: &Node<'_>, out: &mut Extracted) {
     if rules.sources.ignore_hostname_annotation {
         return;
     }
@@ -311,7 +353,7 @@ fn service(rules: &RuleSet, object: &Node<'_>, out: &mut Extracted) {
     let headless = cluster_ip == Some("None");
     // Candidates whose hostnames also make SRV records; judged after every hostname.
     let mut with_srv = Vec::new();
-    for prefix in annotation::prefixes(rules) {
+    for prefix in read.iter() {
         // With a `target` annotation, external-dns publishes the hostnames to its targets
         // whatever the type, and makes no SRV record.
         let targeted =
@@ -366,8 +408,8 @@ fn node_port_srv(object: &Node<'_>, hosts: std::ops::Range<usize>, out: &mut Ext
     }
 }
 
-fn ttl(rules: &RuleSet, object: &Node<'_>, out: &mut Extracted) {
-    for prefix in annotation::prefixes(rules) {
+fn ttl(read: ReadPrefixes, object: &Node<'_>, out: &mut Extracted) {
+    for prefix in read.iter() {
         let Some(value) = annotation::get_prefixed(object, prefix, "ttl") else {
             continue;
         };
@@ -485,6 +527,156 @@ mod tests {
             let out = extract(&rules, kind, &Node::from(&annotated));
             assert!(!out.candidates.is_empty(), "{kind:?}");
             assert!(out.candidates.iter().all(|c| c.record == want), "{kind:?}");
+        }
+    }
+
+    /// The names `extract` yields for `object` of `kind`, and its warnings.
+    fn names_and_warnings(
+        rules: &str,
+        kind: Kind,
+        object: serde_json::Value,
+    ) -> (Vec<String>, Vec<String>) {
+        let rules = RuleSet::parse("r", rules).expect("rules");
+        let out = extract(&rules, kind, &Node::from(&object));
+        (
+            out.candidates.into_iter().map(|c| c.name).collect(),
+            out.warnings,
+        )
+    }
+
+    #[test]
+    fn a_controller_annotation_naming_another_controller_leaves_nothing_to_check() {
+        let alpha = "external-dns.alpha.kubernetes.io/";
+        let ann = |controller: &str| {
+            serde_json::json!({
+                format!("{alpha}controller"): controller,
+                format!("{alpha}hostname"): "a.example.com",
+                format!("{alpha}ttl"): "0",
+            })
+        };
+        let objects = |controller: &str| {
+            [
+                (
+                    Kind::Ingress,
+                    serde_json::json!({"metadata": {"annotations": ann(controller)},
+                    "spec": {"rules": [{"host": "r.example.com"}], "tls": [{"hosts": ["t.example.com"]}]}}),
+                ),
+                (
+                    Kind::Service,
+                    serde_json::json!({"metadata": {"name": "s", "annotations": ann(controller)},
+                    "spec": {"type": "NodePort", "ports": [{"port": 80}]}}),
+                ),
+                (
+                    Kind::RouteWithHostnames,
+                    serde_json::json!({"metadata": {"annotations": ann(controller)},
+                    "spec": {"hostnames": ["h.example.com"]}}),
+                ),
+                (
+                    Kind::RouteWithoutHostnames,
+                    serde_json::json!({"metadata": {"annotations": ann(controller)}}),
+                ),
+            ]
+        };
+        let rules = format!("annotationPrefix: {alpha}");
+        for controller in ["nginx", "", "DNS-Controller", "dns-controller "] {
+            for (kind, object) in objects(controller) {
+                let rules = RuleSet::parse("r", &rules).expect("rules");
+                let out = extract(&rules, kind, &Node::from(&object));
+                assert!(
+                    out.candidates.is_empty(),
+                    "{kind:?} {controller:?}: {:?}",
+                    out.candidates
+                );
+                assert!(
+                    out.violations.is_empty(),
+                    "{kind:?} {controller:?}: {:?}",
+                    out.violations
+                );
+                let [warning] = &out.warnings[..] else {
+                    panic!("{kind:?} {controller:?}: {:?}", out.warnings)
+                };
+                assert!(
+                    warning.contains("external-dns skips this object"),
+                    "{warning}"
+                );
+            }
+        }
+        for (kind, object) in objects("dns-controller") {
+            let rules = RuleSet::parse("r", &rules).expect("rules");
+            let out = extract(&rules, kind, &Node::from(&object));
+            assert!(!out.candidates.is_empty(), "{kind:?}");
+            assert!(!out.violations.is_empty(), "{kind:?}: the ttl is judged");
+        }
+    }
+
+    #[test]
+    fn a_controller_annotation_under_one_standard_prefix_leaves_the_other_prefix_s_names() {
+        let partly =
+            "an external-dns that reads the prefix \"external-dns.alpha.kubernetes.io/\" skips";
+        let wholly = "external-dns skips this object";
+        let table = [
+            // The alpha external-dns skips the object; the other reads the spec and its own annotation.
+            (
+                serde_json::json!({
+                    "external-dns.alpha.kubernetes.io/controller": "other",
+                    "external-dns.alpha.kubernetes.io/hostname": "alpha.example.com",
+                    "external-dns.kubernetes.io/hostname": "new.example.com"}),
+                vec!["new.example.com", "r.example.com"],
+                vec![partly],
+            ),
+            // Both skip it.
+            (
+                serde_json::json!({
+                    "external-dns.alpha.kubernetes.io/controller": "other",
+                    "external-dns.kubernetes.io/controller": "",
+                    "external-dns.kubernetes.io/hostname": "new.example.com"}),
+                vec![],
+                vec![wholly, wholly],
+            ),
+            // A controller annotation under a prefix no external-dns here reads changes nothing.
+            (
+                serde_json::json!({"other.io/controller": "other"}),
+                vec!["r.example.com"],
+                vec![],
+            ),
+        ];
+        for (annotations, want, want_warnings) in table {
+            let object = serde_json::json!({"metadata": {"annotations": annotations},
+                "spec": {"rules": [{"host": "r.example.com"}]}});
+            let (mut names, warnings) = names_and_warnings("", Kind::Ingress, object);
+            names.sort();
+            assert_eq!(names, want, "{annotations}");
+            assert_eq!(warnings.len(), want_warnings.len(), "{warnings:?}");
+            for (warning, want) in warnings.iter().zip(want_warnings) {
+                assert!(warning.contains(want), "{warning}");
+            }
+        }
+    }
+
+    #[test]
+    fn gateways_and_dns_endpoints_do_not_heed_the_controller_annotation() {
+        // external-dns checks the annotation on routes, not on the Gateway they attach to, and
+        // not on DNSEndpoints.
+        let annotations =
+            serde_json::json!({"external-dns.alpha.kubernetes.io/controller": "other"});
+        let table = [
+            (
+                Kind::Gateway,
+                serde_json::json!({"metadata": {"annotations": annotations},
+                "spec": {"listeners": [{"hostname": "l.example.com"}]}}),
+                "l.example.com",
+            ),
+            (
+                Kind::DnsEndpoint,
+                serde_json::json!({"metadata": {"annotations": annotations},
+                "spec": {"endpoints": [{"dnsName": "e.example.com"}]}}),
+                "e.example.com",
+            ),
+        ];
+        for (kind, object, want) in table {
+            let (names, warnings) = names_and_warnings("", kind, object);
+            assert_eq!(names, [want], "{kind:?}");
+            assert!(warnings.is_empty(), "{kind:?}: {warnings:?}");
         }
     }
 }
