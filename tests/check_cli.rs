@@ -259,6 +259,67 @@ fn a_linked_directory_is_not_walked_so_a_link_loop_ends() {
 }
 
 #[test]
+fn hidden_files_and_directories_are_skipped_in_a_walk_but_read_when_named() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let rules = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(RULES);
+    let service = "apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: team-a}\n";
+    let workflow = "name: ci\non: [push]\njobs: {}\n";
+    let hidden = dir.path().join(".github/workflows");
+    std::fs::create_dir_all(&hidden).expect("mkdir");
+    std::fs::write(hidden.join("ci.yml"), workflow).expect("write");
+    std::fs::write(dir.path().join(".draft.yaml"), service).expect("write");
+    std::fs::write(dir.path().join("svc.yaml"), service).expect("write");
+    let rules = rules.to_str().expect("utf-8");
+    let walked = zoneguard(
+        &[
+            "check",
+            "--rules",
+            rules,
+            "--output",
+            "json",
+            dir.path().to_str().expect("utf-8"),
+        ],
+        None,
+    );
+    assert_eq!(
+        walked.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&walked.stderr)
+    );
+    let files: Vec<Value> = json_of(&walked)["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|r| r["file"].clone())
+        .collect();
+    assert_eq!(files, [dir.path().join("svc.yaml").display().to_string()]);
+    let named = dir.path().join(".draft.yaml");
+    let named = zoneguard(
+        &[
+            "check",
+            "--rules",
+            rules,
+            "--output",
+            "json",
+            named.to_str().expect("utf-8"),
+        ],
+        None,
+    );
+    assert_eq!(json_of(&named)["results"].as_array().map(Vec::len), Some(1));
+    let workflow = hidden.join("ci.yml");
+    let named = zoneguard(
+        &["check", "--rules", rules, workflow.to_str().expect("utf-8")],
+        None,
+    );
+    assert_eq!(
+        named.status.code(),
+        Some(2),
+        "a named non-object is still unusable input"
+    );
+}
+
+#[test]
 fn json_output_keeps_the_spec_s_field_order() {
     let doc = b"apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: web, namespace: team-a}\nspec: {rules: [{host: x.other.org}]}\n";
     let out = zoneguard(

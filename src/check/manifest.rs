@@ -44,7 +44,8 @@ fn error(file: &str, line: Option<usize>, message: impl Into<String>) -> InputEr
     }
 }
 
-/// Every object under `path` (`-` = stdin); directories are walked in name order.
+/// Every object under `path` (`-` = stdin); directories are walked in name order, without
+/// their hidden entries.
 pub fn read_path(path: &str, out: &mut Vec<Object>, errors: &mut Vec<InputError>) {
     if path == "-" {
         let mut bytes = Vec::new();
@@ -82,6 +83,12 @@ fn walk(dir: &Path, errors: &mut Vec<InputError>) -> Vec<PathBuf> {
     };
     let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
     paths.sort();
+    // Hidden entries (`.git`, `.github`'s workflows, an editor's files) hold no manifests; a
+    // hidden file or directory named on the command line is still read.
+    paths.retain(|p| {
+        !p.file_name()
+            .is_some_and(|n| n.as_encoded_bytes().starts_with(b"."))
+    });
     for path in paths {
         if path.is_dir() {
             // A linked directory is not entered (as kubectl's -R): a link to `.` or a parent
