@@ -3,7 +3,8 @@
 # proxy (no release downloads): kube-apiserver and kubectl (k8s.io/kubernetes),
 # etcd (go.etcd.io/etcd/server/v3) and helm (helm.sh/helm/v4); and copies the
 # CRDs the suite takes unmodified from Go modules (cert-manager's Certificate and
-# Issuer, Gateway API's Gateway, GRPCRoute, TLSRoute and experimental TCPRoute) into the cache.
+# Issuer, Gateway API's Gateway, GRPCRoute, TLSRoute and experimental TCPRoute, the Prometheus
+# Operator's ServiceMonitor) into the cache.
 #
 # Binaries land in ${ZONEGUARD_TOOLS_DIR:-$HOME/.cache/zoneguard/tools/<k8s-version>}/bin,
 # CRDs in .../crds; both are reused when present, so a warm run takes well under a second.
@@ -19,6 +20,8 @@
 #   ZONEGUARD_HELM_VERSION   helm.sh/helm/v4                (default v4.3.2)
 #   ZONEGUARD_CERT_MANAGER_VERSION  github.com/cert-manager/cert-manager (default v1.19.1)
 #   ZONEGUARD_GATEWAY_API_VERSION   sigs.k8s.io/gateway-api        (default v1.6.1)
+#   ZONEGUARD_PROMETHEUS_OPERATOR_VERSION
+#                                   github.com/prometheus-operator/prometheus-operator (default v0.85.0)
 #
 # Go builds run under `nice -n 10` with -trimpath and stripped symbols: the
 # build machine is small and usually compiles Rust at the same time. Each uses a
@@ -30,6 +33,7 @@ ETCD_VERSION="${ZONEGUARD_ETCD_VERSION:-v3.6.16}"
 HELM_VERSION="${ZONEGUARD_HELM_VERSION:-v4.3.2}"
 CERT_MANAGER_VERSION="${ZONEGUARD_CERT_MANAGER_VERSION:-v1.19.1}"
 GATEWAY_API_VERSION="${ZONEGUARD_GATEWAY_API_VERSION:-v1.6.1}"
+PROMETHEUS_OPERATOR_VERSION="${ZONEGUARD_PROMETHEUS_OPERATOR_VERSION:-v0.85.0}"
 TOOLS_DIR="${ZONEGUARD_TOOLS_DIR:-${HOME}/.cache/zoneguard/tools/${K8S_VERSION}}"
 BIN_DIR="${TOOLS_DIR}/bin"
 CRD_DIR="${TOOLS_DIR}/crds"
@@ -214,6 +218,7 @@ module_file() {
 fetch_crds() {
   local cm="github.com/cert-manager/cert-manager@${CERT_MANAGER_VERSION}"
   local gw="sigs.k8s.io/gateway-api@${GATEWAY_API_VERSION}"
+  local po="github.com/prometheus-operator/prometheus-operator@${PROMETHEUS_OPERATOR_VERSION}"
   # MODULE|PATH of every file copied; the stamp names them, so adding one refreshes the cache.
   local files=(
     "$cm|deploy/crds/cert-manager.io_certificates.yaml"
@@ -223,12 +228,13 @@ fetch_crds() {
     "$gw|config/crd/standard/gateway.networking.k8s.io_tlsroutes.yaml"
     "$gw|config/crd/experimental/gateway.networking.k8s.io_tcproutes.yaml"
     "$gw|config/crd/experimental/gateway.networking.k8s.io_udproutes.yaml"
+    "$po|example/prometheus-operator-crd/monitoring.coreos.com_servicemonitors.yaml"
   )
   local version="${files[*]}" file
   if [[ -f "$CRD_DIR/.version" && "$(cat "$CRD_DIR/.version")" == "$version" ]]; then
     return 0
   fi
-  log "copying CRDs from the Go modules $cm $gw"
+  log "copying CRDs from the Go modules $cm $gw $po"
   rm -rf "$CRD_DIR"
   mkdir -p "$CRD_DIR"
   for file in "${files[@]}"; do

@@ -7,6 +7,8 @@
 # Pairs compared:
 #   manifests/               vs  helm template --set namespace.create=true
 #   manifests/cert-manager/  vs  helm template --set namespace.create=true,certManager.enabled=true
+#   manifests/ with the component manifests/monitoring/
+#                            vs  helm template --set namespace.create=true,serviceMonitor.enabled=true
 #
 # Needs helm and kubectl (built by scripts/tools.sh when missing) and python3
 # with PyYAML.
@@ -29,7 +31,8 @@ failed=0
 compare() {
   local label="$1" kustomize_dir="$2"
   shift 2
-  "$KUBECTL" kustomize "$ROOT/$kustomize_dir" >"$work/kustomize.yaml"
+  [[ "$kustomize_dir" == /* ]] || kustomize_dir="$ROOT/$kustomize_dir"
+  "$KUBECTL" kustomize "$kustomize_dir" >"$work/kustomize.yaml"
   "$HELM" template zoneguard "$ROOT/charts/zoneguard" --namespace zoneguard "$@" >"$work/helm.yaml"
   if python3 - "$work/kustomize.yaml" "$work/helm.yaml" <<'PY'
 import difflib, json, sys, yaml
@@ -83,6 +86,13 @@ PY
 
 compare "default install" manifests --set namespace.create=true
 compare "cert-manager" manifests/cert-manager --set namespace.create=true --set certManager.enabled=true
+
+# A user's kustomization that adds the monitoring component (kustomize wants relative paths).
+mkdir -p "$work/monitoring"
+manifests="$(realpath --relative-to="$work/monitoring" "$ROOT/manifests")"
+printf 'resources: [%s]\ncomponents: [%s/monitoring]\n' "$manifests" "$manifests" \
+  >"$work/monitoring/kustomization.yaml"
+compare "ServiceMonitor" "$work/monitoring" --set namespace.create=true --set serviceMonitor.enabled=true
 
 if [[ $failed -gt 0 ]]; then
   exit 1

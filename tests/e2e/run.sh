@@ -10,8 +10,9 @@
 #   3. checks every shipped object against the API server
 #      (`kubectl apply -k manifests/ --dry-run=server`, the same for the
 #      cert-manager overlay against cert-manager's own CRDs, taken from its Go
-#      module, and for `helm template`) and that Helm and kustomize render the
-#      same objects;
+#      module, and for `helm template`, with the ServiceMonitor against the
+#      Prometheus Operator's CRD) and that Helm and kustomize render the same
+#      objects;
 #   4. installs manifests/ through a kustomize overlay generated in the temp
 #      dir that changes only the webhooks' clientConfig (url of the local
 #      zoneguard + caBundle), and runs `zoneguard serve` as an ordinary
@@ -169,7 +170,8 @@ quiet kc wait --for condition=Established --timeout 60s \
   crd/tlsroutes.gateway.networking.k8s.io crd/gateways.gateway.networking.k8s.io \
   crd/tcproutes.gateway.networking.k8s.io crd/udproutes.gateway.networking.k8s.io \
   crd/dnsendpoints.externaldns.k8s.io \
-  crd/certificates.cert-manager.io crd/issuers.cert-manager.io || die "CRDs not established"
+  crd/certificates.cert-manager.io crd/issuers.cert-manager.io \
+  crd/servicemonitors.monitoring.coreos.com || die "CRDs not established"
 # The namespace first: a server-side dry run does not create it for the
 # namespaced objects that follow.
 quiet kc apply -f "$ROOT/manifests/base/namespace.yaml" || die "creating namespace zoneguard failed"
@@ -188,6 +190,9 @@ check "helm template | kubectl apply --dry-run=server" ok "not:Warning" -- helm_
 check "helm template --set certManager.enabled=true | kubectl apply --dry-run=server" ok "not:Warning" \
   "issuer.cert-manager.io/zoneguard-selfsigned created (server dry run)" -- \
   helm_dry_run --set certManager.enabled=true
+check "helm template --set serviceMonitor.enabled=true | kubectl apply --dry-run=server" ok "not:Warning" \
+  "servicemonitor.monitoring.coreos.com/zoneguard created (server dry run)" -- \
+  helm_dry_run --set serviceMonitor.enabled=true
 helm_vs_kustomize() { HELM="$HELM" KUBECTL="$KUBECTL" "$E2E/helm-vs-kustomize.sh"; }
 check "helm template and kubectl kustomize render the same objects" ok -- helm_vs_kustomize
 
