@@ -103,27 +103,14 @@ pub struct Tuning {
     pub reload_poll_interval: Duration,
 }
 
-/// `250ms`, `5s`, `2m`, `1h`, or a plain number of seconds.
+/// A Go duration (`250ms`, `5s`, `2m`, `1m30s`) or a plain number of seconds (`7`, `0.5`).
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let text = text.trim();
-    let split = text
-        .find(|c: char| !c.is_ascii_digit() && c != '.')
-        .unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let value: f64 = number
+    if let Some(d) = zoneguard_core::duration::parse(text) {
+        return Ok(d);
+    }
+    let seconds: f64 = text
         .parse()
-        .map_err(|_| format!("{text:?} is not a duration (e.g. 500ms, 25s, 2m)"))?;
-    let seconds = match unit {
-        "ms" => value / 1000.0,
-        "" | "s" => value,
-        "m" => value * 60.0,
-        "h" => value * 3600.0,
-        _ => {
-            return Err(format!(
-                "{text:?}: unknown unit {unit:?} (use ms, s, m or h)"
-            ))
-        }
-    };
+        .map_err(|_| format!("{text:?} is not a duration (e.g. 500ms, 25s, 2m, 1m30s)"))?;
     Duration::try_from_secs_f64(seconds).map_err(|e| format!("{text:?}: {e}"))
 }
 
@@ -194,7 +181,13 @@ mod tests {
         assert_eq!(parse_duration("25s"), Ok(Duration::from_secs(25)));
         assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
         assert_eq!(parse_duration("7"), Ok(Duration::from_secs(7)));
+        assert_eq!(parse_duration("0.5"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration("1m30s"), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_duration("1.5s"), Ok(Duration::from_millis(1500)));
         assert!(parse_duration("1d").is_err());
         assert!(parse_duration("s").is_err());
+        assert!(parse_duration("-1s").is_err());
+        assert!(parse_duration("inf").is_err());
+        assert!(parse_duration("NaN").is_err());
     }
 }

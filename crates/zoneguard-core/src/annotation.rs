@@ -122,116 +122,13 @@ fn parse_go_int(text: &str) -> Option<i64> {
     text.strip_prefix('+').unwrap_or(text).parse().ok()
 }
 
-/// Go's `time.ParseDuration(s)`, then `int64(d.Seconds())`, step for step: a fraction goes
-/// through float64 as Go's does, so the rounding at the edges (`2147483647.999999999s` is
-/// 2147483648 seconds to Go) is Go's.
+/// Go's `time.ParseDuration(s)`, then `int64(d.Seconds())`: `Seconds` adds the rest over 1e9 in
+/// float64, so the rounding at the edges (`2147483647.999999999s` is 2147483648 seconds to Go)
+/// is Go's.
 fn go_duration_seconds(text: &str) -> Option<i64> {
-    let (negative, mut rest) = match text.as_bytes().first() {
-        Some(b'-') => (true, &text[1..]),
-        Some(b'+') => (false, &text[1..]),
-        _ => (false, text),
-    };
-    if rest == "0" {
-        return Some(0);
-    }
-    if rest.is_empty() {
-        return None;
-    }
-    let mut total: u64 = 0;
-    while !rest.is_empty() {
-        let (nanos, after) = duration_term(rest)?;
-        total = total.checked_add(nanos).filter(|&t| t <= 1 << 63)?;
-        rest = after;
-    }
-    let nanos: i64 = if negative {
-        0i64.checked_sub_unsigned(total)?
-    } else {
-        i64::try_from(total).ok()?
-    };
-    // `Duration.Seconds`: whole seconds plus the rest over 1e9, in float64; then truncated.
+    let nanos = crate::duration::parse_nanos(text)?;
     let seconds = (nanos / 1_000_000_000) as f64 + (nanos % 1_000_000_000) as f64 / 1e9;
     Some(seconds as i64)
-}
-
-/// One `<number><unit>` term of Go's `ParseDuration` in nanoseconds, and the text after it.
-fn duration_term(text: &str) -> Option<(u64, &str)> {
-    let (whole, rest) = leading_int(text)?;
-    let pre = rest.len() != text.len();
-    let (fraction, scale, rest, post) = match rest.strip_prefix('.') {
-        Some(r) => {
-            let (f, scale, after) = leading_fraction(r);
-            (f, scale, after, after.len() != r.len())
-        }
-        None => (0, 1.0, rest, false),
-    };
-    if !pre && !post {
-        return None;
-    }
-    let unit_len = rest
-        .find(|c: char| c == '.' || c.is_ascii_digit())
-        .unwrap_or(rest.len());
-    let (unit, rest) = rest.split_at(unit_len);
-    let unit: u64 = match unit {
-        "ns" => 1,
-        "us" | "\u{b5}s" | "\u{3bc}s" => 1_000,
-        "ms" => 1_000_000,
-        "s" => 1_000_000_000,
-        "m" => 60_000_000_000,
-        "h" => 3_600_000_000_000,
-        _ => return None,
-    };
-    if whole > (1 << 63) / unit {
-        return None;
-    }
-    let mut nanos = whole * unit;
-    if fraction > 0 {
-        // As Go: float64 keeps a fraction of an hour nanosecond-accurate.
-        nanos += (fraction as f64 * (unit as f64 / scale)) as u64;
-        if nanos > 1 << 63 {
-            return None;
-        }
-    }
-    Some((nanos, rest))
-}
-
-/// Go's `leadingInt`: the digits at the start as a number, `None` past 1<<63.
-fn leading_int(text: &str) -> Option<(u64, &str)> {
-    let len = text.bytes().take_while(u8::is_ascii_digit).count();
-    let mut x: u64 = 0;
-    for digit in text[..len].bytes() {
-        if x > (1 << 63) / 10 {
-            return None;
-        }
-        x = x * 10 + u64::from(digit - b'0');
-        if x > 1 << 63 {
-            return None;
-        }
-    }
-    Some((x, &text[len..]))
-}
-
-/// Go's `leadingFraction`: the digits at the start as a numerator and its power of ten; the
-/// digits past what fits in 63 bits are consumed and ignored.
-fn leading_fraction(text: &str) -> (u64, f64, &str) {
-    let len = text.bytes().take_while(u8::is_ascii_digit).count();
-    let (mut x, mut scale, mut overflow) = (0u64, 1.0f64, false);
-    for digit in text[..len].bytes() {
-        if overflow {
-            continue;
-        }
-        if x > ((1 << 63) - 1) / 10 {
-            overflow = true;
-            continue;
-        }
-        let y = x * 10 + u64::from(digit - b'0');
-        if y > 1 << 63 {
-            overflow = true;
-            continue;
-        }
-        x = y;
-        scale *= 10.0;
-    }
-    (x, scale, &text[len..])
 }
 
 /// Go's `strings.ToLower`: each character's simple lower case, so `İ` (U+0130) becomes `i`,

@@ -6,6 +6,7 @@
 pub mod admission;
 pub mod annotation;
 pub mod arn;
+pub mod duration;
 pub mod fields;
 pub mod filter;
 pub mod hostname;

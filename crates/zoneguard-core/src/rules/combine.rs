@@ -4,7 +4,6 @@ use super::compile::normalize_issuer;
 use super::document::{
     Enforcement, IrsaDoc, IrsaSource, NamespaceDoc, RegistryDoc, RulesDoc, SourcesDoc, UnknownRole,
 };
-use super::iam::parse_duration;
 use super::locate::line_of;
 use super::path::KeyPath;
 use super::{InjectOrigin, RulesError};
@@ -290,7 +289,7 @@ fn same_issuer(a: &str, b: &str) -> bool {
 
 /// Durations agree when they are as long (`1m` and `60s`).
 fn same_duration(a: &str, b: &str) -> bool {
-    match (parse_duration(a), parse_duration(b)) {
+    match (crate::duration::parse(a), crate::duration::parse(b)) {
         (Some(a), Some(b)) => a == b,
         _ => a == b,
     }

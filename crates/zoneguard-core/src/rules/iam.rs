@@ -138,7 +138,7 @@ fn duration_setting(
     max: Duration,
     errors: &mut Vec<CompileError>,
 ) -> Option<Duration> {
-    match parse_duration(text) {
+    match crate::duration::parse(text) {
         Some(d) if d <= max => Some(d),
         Some(_) => {
             errors.push(CompileError::new(
@@ -150,69 +150,16 @@ fn duration_setting(
         None => {
             errors.push(CompileError::new(
                 path,
-                format!("{text:?} is not a duration: write a number and a unit, e.g. \"500ms\", \"30s\", \"5m\", \"1h\", or \"1m30s\""),
+                format!("{text:?} is not a duration: write numbers with units as Go writes durations, e.g. \"500ms\", \"30s\", \"5m\", \"1h\" or \"1m30s\""),
             ));
             None
         }
     }
 }
 
-/// A Go-style duration of whole numbers: `500ms`, `30s`, `5m`, `1h30m`.
-pub fn parse_duration(text: &str) -> Option<Duration> {
-    let mut rest = text.trim();
-    if rest.is_empty() {
-        return None;
-    }
-    let mut total = Duration::ZERO;
-    while !rest.is_empty() {
-        let digits = rest.find(|c: char| !c.is_ascii_digit())?;
-        let (number, tail) = rest.split_at(digits);
-        let number: u64 = number.parse().ok()?;
-        let unit_len = tail
-            .find(|c: char| c.is_ascii_digit())
-            .unwrap_or(tail.len());
-        let (unit, tail) = tail.split_at(unit_len);
-        let millis = match unit {
-            "ms" => 1,
-            "s" => 1_000,
-            "m" => 60_000,
-            "h" => 3_600_000,
-            _ => return None,
-        };
-        total = total.checked_add(Duration::from_millis(number.checked_mul(millis)?))?;
-        rest = tail;
-    }
-    Some(total)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn durations_are_go_style_whole_numbers() {
-        let rows = [
-            ("500ms", Some(500)),
-            ("30s", Some(30_000)),
-            ("5m", Some(300_000)),
-            ("1h", Some(3_600_000)),
-            ("1m30s", Some(90_000)),
-            ("0s", Some(0)),
-            ("", None),
-            ("5", None),
-            ("1.5s", None),
-            ("1d", None),
-            ("-1s", None),
-            ("s", None),
-        ];
-        for (text, millis) in rows {
-            assert_eq!(
-                parse_duration(text),
-                millis.map(Duration::from_millis),
-                "{text:?}"
-            );
-        }
-    }
 
     #[test]
     fn service_accounts_are_namespace_slash_name() {
