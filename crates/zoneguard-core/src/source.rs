@@ -213,8 +213,16 @@ impl<'r> ReadPrefixes<'r> {
     fn of(rules: &'r RuleSet, object: &Node<'_>, out: &mut Extracted) -> Self {
         let mut read = Self::default();
         let mut skipped = Vec::new();
+        // Most objects carry no `controller` annotation: one look at the keys settles that.
+        let controlled =
+            annotation::map(object).is_some_and(|m| m.keys().any(|k| k.ends_with("/controller")));
         for (slot, prefix) in read.0.iter_mut().zip(annotation::prefixes(rules)) {
-            match annotation::foreign_controller(object, prefix) {
+            let foreign = if controlled {
+                annotation::foreign_controller(object, prefix)
+            } else {
+                None
+            };
+            match foreign {
                 None => *slot = Some(prefix),
                 Some(value) => skipped.push((prefix, value)),
             }
