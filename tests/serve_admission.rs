@@ -40,6 +40,27 @@ async fn denies_a_hostname_outside_the_filters_with_the_exact_message() {
 const OUTSIDE_MESSAGE: &str = "Ingress default/web: spec.rules[0].host \"shop.other.com\" is outside the domains this cluster's external-dns manages (example.com); external-dns would skip it and no DNS record would appear: use a name under example.com or ask the platform team to add the domain to external-dns's domain filters";
 
 #[tokio::test(flavor = "multi_thread")]
+async fn admits_an_object_left_to_another_controller_with_a_warning_per_prefix() {
+    // The same Ingress as ingress-create-outside.json, with `controller: other` under both
+    // standard prefixes: no external-dns publishes it, so its names are not judged.
+    let s = server().await;
+    let r = s
+        .answer("/validate", "ingress-create-other-controller.json")
+        .await;
+    assert_eq!(r["allowed"], true, "{r}");
+    assert!(r.get("status").is_none(), "{r}");
+    let warnings = r["warnings"].as_array().expect("warnings");
+    assert_eq!(warnings.len(), 2, "{r}");
+    for w in warnings {
+        let w = w.as_str().expect("text");
+        assert!(
+            w.contains("is \"other\", not \"dns-controller\": external-dns skips this object"),
+            "{w}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn denies_a_name_not_delegated_to_the_namespace() {
     let s = server().await;
     let r = s
