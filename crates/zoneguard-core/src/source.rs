@@ -38,6 +38,15 @@ impl Kind {
             _ => None,
         }
     }
+
+    /// external-dns reads this kind's own annotations (`ttl`, `controller`, the hostname
+    /// sources): Ingresses, Services and routes; a Gateway's and a DNSEndpoint's are never read.
+    fn annotated(self) -> bool {
+        matches!(
+            self,
+            Self::Ingress | Self::Service | Self::RouteWithHostnames | Self::RouteWithoutHostnames
+        )
+    }
 }
 
 /// A hostname an object asks for, with the field it came from.
@@ -163,11 +172,10 @@ pub fn extract(rules: &RuleSet, kind: Kind, object: &Node<'_>) -> Extracted {
         out.record = Record::Gateway;
     }
     foreign_prefix_warnings(rules, kind, object, &mut out);
-    let read = match kind {
-        Kind::Ingress | Kind::Service | Kind::RouteWithHostnames | Kind::RouteWithoutHostnames => {
-            ReadPrefixes::of(rules, object, &mut out)
-        }
-        _ => ReadPrefixes::default(),
+    let read = if kind.annotated() {
+        ReadPrefixes::of(rules, object, &mut out)
+    } else {
+        ReadPrefixes::default()
     };
     match kind {
         Kind::Ingress => ingress(rules, read, object, &mut out),
@@ -191,11 +199,7 @@ pub fn extract(rules: &RuleSet, kind: Kind, object: &Node<'_>) -> Extracted {
         ),
         Kind::ServiceAccount => {}
     }
-    // external-dns reads `ttl` from Ingresses, Services and routes; a Gateway's is never read.
-    if !matches!(
-        kind,
-        Kind::Gateway | Kind::DnsEndpoint | Kind::ServiceAccount
-    ) {
+    if kind.annotated() {
         ttl(read, object, &mut out);
     }
     out
