@@ -67,7 +67,7 @@ for arg in "$@"; do
   case "$arg" in
     --print-dir) print_dir=true ;;
     all|kube|etcd|helm|crds) targets+=("$arg") ;;
-    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,/^set -euo pipefail$/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$arg' (see --help)" ;;
   esac
 done
