@@ -238,7 +238,6 @@ fn a_generate_name_fills_no_name_template_and_is_shown_as_the_name() {
 #[test]
 fn a_linked_directory_is_not_walked_so_a_link_loop_ends() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let rules = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(RULES);
     std::fs::write(
         dir.path().join("svc.yaml"),
         "apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: team-a}\n",
@@ -247,8 +246,7 @@ fn a_linked_directory_is_not_walked_so_a_link_loop_ends() {
     std::os::unix::fs::symlink(".", dir.path().join("self")).expect("link");
     std::os::unix::fs::symlink("..", dir.path().join("up")).expect("link");
     let path = dir.path().to_str().expect("utf-8");
-    let rules = rules.to_str().expect("utf-8");
-    let out = zoneguard(&["check", "--rules", rules, "--output", "json", path], None);
+    let out = zoneguard(&["check", "--rules", RULES, "--output", "json", path], None);
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -261,7 +259,6 @@ fn a_linked_directory_is_not_walked_so_a_link_loop_ends() {
 #[test]
 fn hidden_files_and_directories_are_skipped_in_a_walk_but_read_when_named() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let rules = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(RULES);
     let service = "apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: team-a}\n";
     let workflow = "name: ci\non: [push]\njobs: {}\n";
     let hidden = dir.path().join(".github/workflows");
@@ -269,12 +266,11 @@ fn hidden_files_and_directories_are_skipped_in_a_walk_but_read_when_named() {
     std::fs::write(hidden.join("ci.yml"), workflow).expect("write");
     std::fs::write(dir.path().join(".draft.yaml"), service).expect("write");
     std::fs::write(dir.path().join("svc.yaml"), service).expect("write");
-    let rules = rules.to_str().expect("utf-8");
     let walked = zoneguard(
         &[
             "check",
             "--rules",
-            rules,
+            RULES,
             "--output",
             "json",
             dir.path().to_str().expect("utf-8"),
@@ -299,7 +295,7 @@ fn hidden_files_and_directories_are_skipped_in_a_walk_but_read_when_named() {
         &[
             "check",
             "--rules",
-            rules,
+            RULES,
             "--output",
             "json",
             named.to_str().expect("utf-8"),
@@ -309,7 +305,7 @@ fn hidden_files_and_directories_are_skipped_in_a_walk_but_read_when_named() {
     assert_eq!(json_of(&named)["results"].as_array().map(Vec::len), Some(1));
     let workflow = hidden.join("ci.yml");
     let named = zoneguard(
-        &["check", "--rules", rules, workflow.to_str().expect("utf-8")],
+        &["check", "--rules", RULES, workflow.to_str().expect("utf-8")],
         None,
     );
     assert_eq!(
