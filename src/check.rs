@@ -3,6 +3,7 @@
 mod live;
 mod manifest;
 mod report;
+mod rule_files;
 
 use manifest::{InputError, Object};
 use report::{Checked, Outcome, Skipped};
@@ -17,7 +18,9 @@ use zoneguard_core::tree::Node;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Rules file (YAML or JSON); repeat to combine several, as rule ConfigMaps combine.
+    /// Rules file (YAML or JSON): one rules document, or rule ConfigMaps (labelled
+    /// zoneguard.io/rules="true", key rules.yaml) as the cluster holds them; repeat to combine
+    /// several, as rule ConfigMaps combine.
     #[arg(
         long = "rules",
         required = true,
@@ -84,17 +87,19 @@ pub fn run(args: Args) -> ExitCode {
     }
 }
 
+/// The rules of every `--rules` file combined; warnings go to stderr.
 fn load_rules(paths: &[String]) -> Result<RuleSet, Vec<String>> {
-    let mut texts = Vec::new();
-    for path in paths {
-        match std::fs::read_to_string(path) {
-            Ok(text) => texts.push((path.clone(), text)),
-            Err(e) => return Err(vec![format!("{path}: cannot read: {e}")]),
-        }
+    let read = rule_files::read_all(paths)?;
+    for w in &read.warnings {
+        eprintln!("zoneguard check: rules: warning: {w}");
     }
-    let sources: Vec<RuleSource<'_>> = texts
+    let sources: Vec<RuleSource<'_>> = read
+        .texts
         .iter()
-        .map(|(name, text)| RuleSource { name, text })
+        .map(|t| RuleSource {
+            name: &t.name,
+            text: &t.text,
+        })
         .collect();
     RuleSet::from_sources(&sources).map_err(|errs| errs.iter().map(ToString::to_string).collect())
 }

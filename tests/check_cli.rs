@@ -404,3 +404,30 @@ fn a_manifest_file_or_stdin_starting_with_a_byte_order_mark_is_read_as_without_i
         );
     }
 }
+
+#[test]
+fn rule_configmaps_as_the_cluster_holds_them_give_the_verdicts_of_the_rules_file() {
+    let check = |rules: &str| {
+        zoneguard(
+            &[
+                "check",
+                "--rules",
+                rules,
+                "--output",
+                "json",
+                "tests/fixtures/check/mixed.yaml",
+            ],
+            None,
+        )
+    };
+    let (file, configmaps) = (
+        check(RULES),
+        check("tests/fixtures/check/rules-configmaps.yaml"),
+    );
+    assert_eq!(configmaps.status.code(), Some(1));
+    assert_eq!(json_of(&configmaps), json_of(&file));
+    assert_eq!(
+        String::from_utf8_lossy(&configmaps.stderr),
+        "zoneguard check: rules: warning: tests/fixtures/check/rules-configmaps.yaml: ConfigMap zoneguard/zoneguard-rules-draft has data[\"rules.yaml\"] but not the label zoneguard.io/rules: \"true\", so zoneguard serve would not read it; not used\n"
+    );
+}

@@ -596,11 +596,23 @@ check "a second rule ConfigMap is accepted" ok "configmap/zoneguard-rules-extra 
   apply < <(rules_configmap zoneguard-rules-extra 'domainFilters: [example.org]')
 takes_effect "a new rule ConfigMap takes effect without a restart" \
   "www.example.org still refused" admitted_dry www www.example.org
+check "an Ingress under the new rule ConfigMap's domain created" ok \
+  "ingress.networking.k8s.io/site created" -- apply < <(ingress default site site.example.org)
 check "rule ConfigMap edited" ok "configmap/zoneguard-rules-extra configured" -- \
   apply < <(rules_configmap zoneguard-rules-extra 'domainFilters: [example.io]')
 io_in_org_out() { admitted_dry www www.example.io && denied_dry www www.example.org; }
 takes_effect "a rule ConfigMap edit takes effect without a restart" \
   "example.io not admitted or example.org not refused" io_in_org_out
+# The README's audit: zoneguard check on the rule ConfigMaps and the objects the cluster holds.
+audit() {
+  kc get configmaps --namespace zoneguard --selector zoneguard.io/rules=true -o yaml \
+    >"$WORK/rules-in-force.yaml" &&
+    kc get ingresses --namespace default -o yaml |
+    "$ZONEGUARD_BIN" check --rules "$WORK/rules-in-force.yaml" -
+}
+check "zoneguard check on the cluster's rule ConfigMaps finds the Ingress the edit left outside" fail \
+  "Ingress default/site: DENIED" '"site.example.org" is outside' "[hostname-outside-filters]" \
+  "Ingress default/web: admitted" "not:zoneguard check:" -- audit
 check "rule ConfigMap with a bad regex refused" fail "$RULES_DENIED" "regexDomainFilter" -- \
   apply < <(rules_configmap zoneguard-rules-bad 'regexDomainFilter: "(unclosed"')
 check "rule ConfigMap with an unknown key refused" fail "$RULES_DENIED" "domainFilter" -- \

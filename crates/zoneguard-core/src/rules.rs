@@ -17,6 +17,7 @@ use crate::trust::TrustPolicy;
 use combine::Parsed;
 pub use compile::INJECT_KINDS;
 pub use document::{Enforcement, IrsaSource, RulesDoc, UnknownRole};
+pub use locate::is_kubernetes_object;
 pub use path::KeyPath;
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap};

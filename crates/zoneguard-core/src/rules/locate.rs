@@ -124,6 +124,32 @@ pub fn first_flaw(text: &str) -> Option<Flaw> {
     }
 }
 
+/// Whether the first document of `text` is a Kubernetes object (a mapping with `apiVersion`
+/// and `kind` at its top, such as a ConfigMap or a `List`) rather than a rules document, which
+/// has neither key.
+pub fn is_kubernetes_object(text: &str) -> bool {
+    let (mut api_version, mut kind) = (false, false);
+    walk(text, |frames, step| {
+        if let (
+            Step::Key { .. },
+            [Frame::Map {
+                slot: Slot::Value(Some(key)),
+                ..
+            }],
+        ) = (step, frames)
+        {
+            api_version |= key == "apiVersion";
+            kind |= key == "kind";
+        }
+        if api_version && kind {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    });
+    api_version && kind
+}
+
 /// The line where a document with content starts, among the documents after the first.
 /// A syntax error there counts as content (the parser proper reads the first document only).
 fn later_document<'a>(
@@ -278,6 +304,60 @@ mod tests {
     use super::*;
 
     const DOC: &str = "domainFilters: [example.com]\nirsa:\n  issuer: x\n  trustPolicies:\n    arn:aws:iam::111122223333:role/a:\n      Version: '2012-10-17'\ninject:\n  - kinds: [Service]\n  - kinds: [Ingress]\n    annotations: {}\n";
+
+    #[test]
+    fn only_a_document_with_api_version_and_kind_at_its_top_is_a_kubernetes_object() {
+        let deep = "[".repeat(10_000);
+        let cases: &[(&str, &str, bool)] = &[
+            (
+                "a ConfigMap",
+                "apiVersion: v1\nkind: ConfigMap\ndata: {rules.yaml: '{}'}\n",
+                true,
+            ),
+            (
+                "a List in JSON",
+                r#"{"kind": "List", "apiVersion": "v1", "items": []}"#,
+                true,
+            ),
+            (
+                "the first of several objects",
+                "apiVersion: v1\nkind: ConfigMap\n---\nx: 1\n",
+                true,
+            ),
+            ("a rules document", DOC, false),
+            ("an empty text", "", false),
+            (
+                "kind without apiVersion",
+                "kind: ConfigMap\ndata: {}\n",
+                false,
+            ),
+            (
+                "the keys nested, not at the top",
+                "inject:\n  - apiVersion: v1\n    kind: Service\n",
+                false,
+            ),
+            (
+                "a rules document, then an object",
+                "domainFilters: []\n---\napiVersion: v1\nkind: List\n",
+                false,
+            ),
+            ("a sequence", "- apiVersion: v1\n  kind: ConfigMap\n", false),
+            ("nesting past the parser's bound", deep.as_str(), false),
+            (
+                "both keys, then a syntax error",
+                "apiVersion: v1\nkind: [\n",
+                true,
+            ),
+            (
+                "a syntax error before kind",
+                "apiVersion: v1\n: [\nkind: List\n",
+                false,
+            ),
+        ];
+        for (what, text, want) in cases {
+            assert_eq!(is_kubernetes_object(text), *want, "{what}");
+        }
+    }
 
     #[test]
     fn a_nested_key_is_found_on_its_own_line() {

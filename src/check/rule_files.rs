@@ -1,0 +1,260 @@
+//! The rule sources a `--rules` file holds: one rules document, or the rule ConfigMaps among
+//! Kubernetes objects (a GitOps repository's manifests, `kubectl get configmaps -o yaml`).
+
+use super::manifest::{self, Object};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use zoneguard_core::admission::{RULES_KEY, RULES_LABEL};
+use zoneguard_core::rules;
+
+/// One rules document: its name in messages, and its text.
+#[derive(Debug, PartialEq, Eq)]
+pub struct RuleText {
+    pub name: String,
+    pub text: String,
+}
+
+/// What the `--rules` files gave: their rules documents, and warnings about ConfigMaps that
+/// look meant as rules but that `zoneguard serve` would not read.
+#[derive(Debug, Default)]
+pub struct RuleTexts {
+    pub texts: Vec<RuleText>,
+    pub warnings: Vec<String>,
+}
+
+/// Reads every `--rules` file; the errors name the file and the ConfigMap at fault.
+pub fn read_all(paths: &[String]) -> Result<RuleTexts, Vec<String>> {
+    let mut out = RuleTexts::default();
+    let mut errors = Vec::new();
+    // Where each ConfigMap was read: the cluster holds one object of a name.
+    let mut seen: BTreeMap<(String, String), String> = BTreeMap::new();
+    for path in paths {
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(e) => return Err(vec![format!("{path}: cannot read: {e}")]),
+        };
+        if !rules::is_kubernetes_object(&text) {
+            out.texts.push(RuleText {
+                name: path.clone(),
+                text,
+            });
+            continue;
+        }
+        let (mut objects, mut unusable) = (Vec::new(), Vec::new());
+        manifest::read_bytes(path, text.as_bytes(), &mut objects, &mut unusable);
+        errors.extend(unusable.iter().map(ToString::to_string));
+        let before = (out.texts.len(), errors.len());
+        for cm in objects.iter().filter_map(ConfigMap::of) {
+            match seen.insert((cm.namespace.clone(), cm.name.clone()), path.clone()) {
+                Some(first) => errors.push(format!(
+                    "{path}: {} is also in {first}: a cluster holds one ConfigMap of a name, so keep one of them",
+                    cm.shown()
+                )),
+                None => cm.read_into(path, &mut out, &mut errors),
+            }
+        }
+        if (out.texts.len(), errors.len()) == before && unusable.is_empty() {
+            errors.push(format!("{path}: holds Kubernetes objects but no ConfigMap labelled {RULES_LABEL}: \"true\"; a rules file is one rules document, or rule ConfigMaps as the cluster holds them"));
+        }
+    }
+    if errors.is_empty() {
+        Ok(out)
+    } else {
+        Err(errors)
+    }
+}
+
+/// A ConfigMap among the objects, as far as rules go.
+struct ConfigMap<'a> {
+    namespace: String,
+    name: String,
+    labelled: bool,
+    rules: Option<&'a str>,
+}
+
+impl<'a> ConfigMap<'a> {
+    fn of(object: &'a Object) -> Option<Self> {
+        let v = &object.value;
+        if v["apiVersion"] != "v1" || v["kind"] != "ConfigMap" {
+            return None;
+        }
+        let text = |p: &str| v.pointer(p).and_then(Value::as_str);
+        Some(Self {
+            namespace: text("/metadata/namespace").unwrap_or_default().to_string(),
+            name: text("/metadata/name").unwrap_or_default().to_string(),
+            labelled: v
+                .pointer("/metadata/labels")
+                .and_then(|l| l.get(RULES_LABEL))
+                == Some(&Value::from("true")),
+            rules: v
+                .pointer("/data")
+                .and_then(|d| d.get(RULES_KEY))
+                .and_then(Value::as_str),
+        })
+    }
+
+    /// `ConfigMap ns/name` as zoneguard serve names it (`ConfigMap name` with no namespace).
+    fn shown(&self) -> String {
+        if self.namespace.is_empty() {
+            format!("ConfigMap {}", self.name)
+        } else {
+            format!("ConfigMap {}/{}", self.namespace, self.name)
+        }
+    }
+
+    fn read_into(&self, path: &str, out: &mut RuleTexts, errors: &mut Vec<String>) {
+        let shown = self.shown();
+        match (self.labelled, self.rules) {
+            (true, Some(text)) => out.texts.push(RuleText {
+                name: format!("{path}: {shown}"),
+                text: text.to_string(),
+            }),
+            (true, None) => errors.push(format!("{path}: {shown}: data[{RULES_KEY:?}] is missing: a ConfigMap labelled {RULES_LABEL}=true must carry its rules under the key {RULES_KEY}")),
+            (false, Some(_)) => out.warnings.push(format!("{path}: {shown} has data[{RULES_KEY:?}] but not the label {RULES_LABEL}: \"true\", so zoneguard serve would not read it; not used")),
+            (false, None) => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(dir: &tempfile::TempDir, name: &str, text: &str) -> String {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).expect("write");
+        path.display().to_string()
+    }
+
+    fn configmap(name: &str, labels: &str, data: &str) -> String {
+        format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n  namespace: zoneguard\n  labels: {{{labels}}}\ndata: {{{data}}}\n")
+    }
+
+    const LABEL: &str = "zoneguard.io/rules: \"true\"";
+
+    #[test]
+    fn a_rules_document_is_read_as_it_is() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = file(&dir, "rules.yaml", "domainFilters: [example.com]\n");
+        let read = read_all(std::slice::from_ref(&path)).expect("read");
+        assert_eq!(
+            read.texts,
+            [RuleText {
+                name: path,
+                text: "domainFilters: [example.com]\n".into()
+            }]
+        );
+    }
+
+    #[test]
+    fn labelled_configmaps_give_their_rules_and_the_rest_is_passed_over() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let text = [
+            configmap("a", LABEL, "rules.yaml: 'domainFilters: [a.example]'"),
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\n".to_string(),
+            configmap("other", "app: x", "settings: y"),
+            configmap("b", LABEL, "rules.yaml: 'enforcement: warn'"),
+        ]
+        .join("---\n");
+        let path = file(&dir, "install.yaml", &text);
+        let read = read_all(std::slice::from_ref(&path)).expect("read");
+        let names: Vec<String> = read.texts.iter().map(|t| t.name.clone()).collect();
+        assert_eq!(
+            names,
+            [
+                format!("{path}: ConfigMap zoneguard/a"),
+                format!("{path}: ConfigMap zoneguard/b")
+            ]
+        );
+        assert_eq!(read.texts[1].text, "enforcement: warn");
+        assert!(read.warnings.is_empty(), "{:?}", read.warnings);
+    }
+
+    #[test]
+    fn a_list_from_kubectl_get_is_read_item_by_item() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let list = r#"{"apiVersion": "v1", "kind": "List", "items": [
+            {"apiVersion": "v1", "kind": "ConfigMap",
+             "metadata": {"name": "a", "namespace": "zoneguard", "labels": {"zoneguard.io/rules": "true"}},
+             "data": {"rules.yaml": "{}"}}]}"#;
+        let path = file(&dir, "in-force.json", list);
+        let read = read_all(&[path]).expect("read");
+        assert_eq!(read.texts.len(), 1);
+        assert_eq!(read.texts[0].text, "{}");
+    }
+
+    #[test]
+    fn an_unlabelled_configmap_with_rules_is_a_warning_not_a_source() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let text = [
+            configmap("a", LABEL, "rules.yaml: '{}'"),
+            configmap("forgot", "", "rules.yaml: 'domainFilters: [x.example]'"),
+        ]
+        .join("---\n");
+        let read = read_all(&[file(&dir, "r.yaml", &text)]).expect("read");
+        assert_eq!(read.texts.len(), 1);
+        assert_eq!(read.warnings.len(), 1);
+        assert!(
+            read.warnings[0].contains("ConfigMap zoneguard/forgot")
+                && read.warnings[0].contains("zoneguard serve would not read it"),
+            "{}",
+            read.warnings[0]
+        );
+    }
+
+    #[test]
+    fn files_that_cannot_give_rules_are_errors_naming_file_and_configmap() {
+        let label_only = configmap("a", LABEL, "other: x");
+        let twice = [
+            configmap("a", LABEL, "rules.yaml: '{}'"),
+            configmap("a", LABEL, "rules.yaml: '{}'"),
+        ]
+        .join("---\n");
+        let no_rules = "apiVersion: v1\nkind: List\nitems: []\n".to_string();
+        let not_objects = configmap("a", LABEL, "rules.yaml: '{}'") + "---\n- 1\n";
+        let cases: &[(&str, &str, &[&str])] = &[
+            (
+                "a labelled ConfigMap without the key",
+                &label_only,
+                &["ConfigMap zoneguard/a", "data[\"rules.yaml\"] is missing"],
+            ),
+            (
+                "one ConfigMap twice",
+                &twice,
+                &["ConfigMap zoneguard/a is also in"],
+            ),
+            (
+                "no rule ConfigMap at all",
+                &no_rules,
+                &["no ConfigMap labelled zoneguard.io/rules"],
+            ),
+            (
+                "a document that is no object",
+                &not_objects,
+                &["document 2 is not a Kubernetes object"],
+            ),
+        ];
+        for (what, text, wants) in cases {
+            let dir = tempfile::tempdir().expect("tempdir");
+            let path = file(&dir, "r.yaml", text);
+            let errors = read_all(std::slice::from_ref(&path)).expect_err(what);
+            let all = errors.join("\n");
+            assert!(all.starts_with(&path), "{what}: {all}");
+            for want in *wants {
+                assert!(all.contains(want), "{what}: {all}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_configmap_in_two_files_is_an_error() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cm = configmap("a", LABEL, "rules.yaml: '{}'");
+        let (one, two) = (file(&dir, "1.yaml", &cm), file(&dir, "2.yaml", &cm));
+        let errors = read_all(&[one.clone(), two.clone()]).expect_err("twice");
+        assert_eq!(
+            errors,
+            [format!("{two}: ConfigMap zoneguard/a is also in {one}: a cluster holds one ConfigMap of a name, so keep one of them")]
+        );
+    }
+}
