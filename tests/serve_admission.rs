@@ -61,6 +61,23 @@ async fn admits_an_object_left_to_another_controller_with_a_warning_per_prefix()
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn denies_a_node_port_service_whose_srv_name_has_a_label_too_long() {
+    // A NodePort Service named with 63 characters: its SRV name's first label `_<name>` has 64.
+    let s = server().await;
+    let r = s
+        .answer("/validate", "service-nodeport-srv-too-long.json")
+        .await;
+    assert_eq!(r["allowed"], false, "{r}");
+    assert_eq!(r["status"]["reason"], "hostname-invalid");
+    let message = r["status"]["message"].as_str().expect("message");
+    let srv = format!("_web-{}._tcp.np.example.com", "x".repeat(59));
+    assert!(
+        message.contains(&srv) && message.contains("spec.ports[0]"),
+        "{message}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn denies_a_name_not_delegated_to_the_namespace() {
     let s = server().await;
     let r = s

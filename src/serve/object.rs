@@ -189,14 +189,15 @@ mod tests {
             "metadata": {"name": "a", "annotations": {"status": "kept",
                             "kubectl.kubernetes.io/last-applied-configuration": "{\"a\":[1]}"},
                          "managedFields": [{"manager": "kubectl", "fieldsV1": {"f:spec": {}}}]},
-            "spec": {"type": "LoadBalancer", "ports": [{"port": 80}], "status": "dropped"},
+            "spec": {"type": "LoadBalancer", "ports": [{"port": 80, "protocol": "TCP"}],
+                     "selector": {"app": "a"}, "status": "dropped"},
             "status": {"loadBalancer": {}},
         });
         let want = json!({
             "apiVersion": "v1", "kind": "Service",
             "metadata": {"name": "a", "annotations": {"status": "kept",
                             "kubectl.kubernetes.io/last-applied-configuration": null}},
-            "spec": {"type": "LoadBalancer"},
+            "spec": {"type": "LoadBalancer", "ports": [{"protocol": "TCP"}]},
         });
         assert_eq!(pruned(&object), Some(want));
         assert_eq!(pruned(&Value::Null), None);
@@ -206,7 +207,7 @@ mod tests {
 
     #[test]
     fn a_key_written_with_escapes_is_read_as_its_text() {
-        let text = r#"{"sp\u0065c": {"type": "LoadBalancer", "p\u006frts": []}, "x\"y": 1}"#;
+        let text = r#"{"sp\u0065c": {"type": "LoadBalancer", "s\u0065lector": {}}, "x\"y": 1}"#;
         let mut de = serde_json::Deserializer::from_str(text);
         let got = deserialize(&mut de)
             .expect("decodes")

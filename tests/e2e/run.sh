@@ -497,6 +497,13 @@ check_eq "user-set hostname annotation is not overwritten" "shop.example.com" \
 check_eq "ttl still injected beside the user's hostname" "60" get_annotation service default lb-own "$P/ttl"
 check "applying the same LoadBalancer Service again is unchanged" ok "service/lb unchanged" -- \
   apply < <(service default lb LoadBalancer)
+check "NodePort Service with a hostname admitted (its SRV names fit)" ok "service/np created" -- \
+  apply < <(service default np NodePort external-dns.alpha.kubernetes.io/hostname=np.example.com)
+# A Service name of 63 characters makes an SRV name whose first label, `_<name>`, has 64.
+LONG_SVC="web-$(printf 'x%.0s' {1..59})"
+check "NodePort Service whose SRV name has a label over 63 octets rejected" fail "$DENIED" \
+  "_$LONG_SVC._tcp.np.example.com" "spec.ports[0]" -- \
+  apply < <(service default "$LONG_SVC" NodePort external-dns.alpha.kubernetes.io/hostname=np.example.com)
 
 echo "# IRSA ServiceAccounts"
 check "ServiceAccount with a mismatched role ARN rejected with the nearest miss" fail \

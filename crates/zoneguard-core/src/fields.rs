@@ -53,9 +53,11 @@ pub static READ: Fields = Only(&[
     (
         "spec",
         Only(&[
-            // Service: whether external-dns publishes it, and the inject rules' service types.
+            // Service: whether external-dns publishes it, and the inject rules' service types;
+            // a NodePort Service's SRV names (one a port, of its protocol).
             ("type", Whole),
             ("clusterIP", Whole),
+            ("ports", Only(&[("protocol", Whole)])),
             // Ingress.
             ("rules", Only(&[("host", Whole)])),
             ("tls", Only(&[("hosts", Whole)])),
@@ -123,9 +125,11 @@ mod tests {
                         "external-dns.alpha.kubernetes.io/hostname": "a.example.com"}}}),
             ),
             (
-                json!({"kind": "Service", "spec": {"type": "LoadBalancer", "clusterIP": "None",
-                        "ports": [{"port": 80}], "selector": {"app": "web"}}}),
-                json!({"kind": "Service", "spec": {"type": "LoadBalancer", "clusterIP": "None"}}),
+                json!({"kind": "Service", "spec": {"type": "NodePort", "clusterIP": "None",
+                        "ports": [{"port": 80}, {"port": 53, "protocol": "UDP", "nodePort": 30053}],
+                        "selector": {"app": "web"}}}),
+                json!({"kind": "Service", "spec": {"type": "NodePort", "clusterIP": "None",
+                        "ports": [{}, {"protocol": "UDP"}]}}),
             ),
             (
                 json!({"kind": "ConfigMap", "metadata": {"labels": {"zoneguard.io/rules": "true"}},
