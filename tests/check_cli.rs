@@ -431,3 +431,59 @@ fn rule_configmaps_as_the_cluster_holds_them_give_the_verdicts_of_the_rules_file
         "zoneguard check: rules: warning: tests/fixtures/check/rules-configmaps.yaml: ConfigMap zoneguard/zoneguard-rules-draft has data[\"rules.yaml\"] but not the label zoneguard.io/rules: \"true\", so zoneguard serve would not read it; not used\n"
     );
 }
+
+#[test]
+fn ingresses_of_a_class_external_dns_does_not_read_are_admitted_unchecked() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rules = dir.path().join("rules.yaml");
+    std::fs::write(
+        &rules,
+        "domainFilters: [example.com]\nsources: {ingressClassNames: [public]}\n",
+    )
+    .expect("write rules");
+    let ingress = |name: &str, class: &str, annotations: &str| {
+        format!("apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {{name: {name}, annotations: {{{annotations}}}}}\nspec: {{ingressClassName: {class}, rules: [{{host: {name}.corp.internal}}]}}\n")
+    };
+    let manifests = [
+        ingress("quiet", "internal", ""),
+        ingress(
+            "asks",
+            "internal",
+            "external-dns.alpha.kubernetes.io/ttl: '60'",
+        ),
+        ingress("public", "public", ""),
+    ]
+    .join("---\n");
+    let rules = rules.display().to_string();
+    let out = zoneguard(
+        &["check", "--rules", &rules, "--output", "json", "-"],
+        Some(manifests.as_bytes()),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let doc = json_of(&out);
+    let results = doc["results"].as_array().expect("results");
+    let verdicts: Vec<(bool, usize, usize)> = results
+        .iter()
+        .map(|r| {
+            let count = |key: &str| r[key].as_array().map_or(0, Vec::len);
+            (
+                r["allowed"].as_bool().unwrap_or(false),
+                count("violations"),
+                count("warnings"),
+            )
+        })
+        .collect();
+    assert_eq!(verdicts, [(true, 0, 0), (true, 0, 1), (false, 1, 0)]);
+    assert!(
+        results[1]["warnings"][0]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("spec.ingressClassName is \"internal\", not a class external-dns reads (sources.ingressClassNames: public): external-dns skips this Ingress"),
+        "{}",
+        results[1]["warnings"][0]
+    );
+    assert_eq!(
+        results[2]["violations"][0]["reason"],
+        "hostname-outside-filters"
+    );
+}

@@ -52,6 +52,10 @@ fn rule_sets() -> Vec<(String, RuleSet)> {
         RuleSet::parse("bench", &text).expect("bench rules parse"),
     ));
     sets.push((
+        "rules that read some ingress classes and Service types".into(),
+        RuleSet::parse("classes", CLASS_AND_TYPE_RULES).expect("rules parse"),
+    ));
+    sets.push((
         "rules about kubectl's annotation".into(),
         RuleSet::parse("last-applied", LAST_APPLIED_RULES).expect("rules parse"),
     ));
@@ -68,6 +72,12 @@ inject:
   - annotations:
       kubectl.kubernetes.io/last-applied-configuration: "none"
       kubectl.kubernetes.io/hostname: "{name}.zone1.example.com"
+"#;
+
+/// Rules under which an object's Ingress class or Service type decides whether it is checked.
+const CLASS_AND_TYPE_RULES: &str = r#"
+domainFilters: [example.com]
+sources: {ingressClassNames: [nginx], serviceTypeFilter: [LoadBalancer, NodePort]}
 "#;
 
 /// A rule ConfigMap (its `data` is read) with fields no check reads.

@@ -78,6 +78,22 @@ async fn denies_a_node_port_service_whose_srv_name_has_a_label_too_long() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn an_ingress_is_checked_only_when_external_dns_reads_its_class() {
+    // ingress-create-outside.json is of class nginx and asks external-dns for nothing by
+    // annotation: unchecked and silent when external-dns reads another class only.
+    for (classes, allowed) in [("[public]", true), ("[public, nginx]", false)] {
+        let text = format!(
+            "{}\nsources: {{ingressClassNames: {classes}}}\n",
+            fixture_text(DENY)
+        );
+        let s = TestServer::start(&text).await;
+        let r = s.answer("/validate", "ingress-create-outside.json").await;
+        assert_eq!(r["allowed"], allowed, "{classes}: {r}");
+        assert!(r.get("warnings").is_none(), "{classes}: {r}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn denies_a_name_not_delegated_to_the_namespace() {
     let s = server().await;
     let r = s

@@ -620,6 +620,34 @@ audit() {
 check "zoneguard check on the cluster's rule ConfigMaps finds the Ingress the edit left outside" fail \
   "Ingress default/site: DENIED" '"site.example.org" is outside' "[hostname-outside-filters]" \
   "Ingress default/web: admitted" "not:zoneguard check:" -- audit
+# class_ingress NAME HOST CLASS [KEY=VALUE]: `ingress default NAME HOST` of that ingress class,
+# with the annotation KEY=VALUE.
+class_ingress() {
+  local ann=""
+  [[ -n "${4:-}" ]] && ann="  annotations: {\"${4%%=*}\": \"${4#*=}\"}"
+  ingress default "$1" "$2" |
+    sed -e "s/^spec:$/spec:\n  ingressClassName: $3/" -e "${ann:+s|^  namespace: default$|&\n$ann|}"
+}
+class_admitted() { apply --dry-run=server < <(class_ingress "$@"); }
+class_denied() { ! class_admitted "$@"; }
+check "a rule ConfigMap naming the ingress classes and Service types external-dns reads is accepted" ok \
+  "configmap/zoneguard-rules-classes created" -- apply < <(rules_configmap zoneguard-rules-classes \
+  'sources: {ingressClassNames: [public], serviceTypeFilter: [LoadBalancer]}')
+takes_effect "an Ingress of a class external-dns does not read is admitted unchecked" \
+  "intranet.corp.internal still refused" class_admitted intranet intranet.corp.internal internal
+check "an Ingress of the class external-dns reads is still checked" fail "$DENIED" "pub.corp.internal" -- \
+  class_admitted pub pub.corp.internal public
+check "an annotated Ingress of another class admitted with a warning that external-dns skips it" ok \
+  "Warning:" 'spec.ingressClassName is "internal", not a class external-dns reads' \
+  "external-dns skips this Ingress" -- \
+  class_admitted noted noted.corp.internal internal external-dns.alpha.kubernetes.io/ttl=60
+check "a NodePort Service, of a type external-dns does not read, admitted with a warning" ok \
+  "Warning:" 'spec.type is "NodePort", not a type external-dns reads' "external-dns skips this Service" -- \
+  apply --dry-run=server < <(service default skipped NodePort external-dns.alpha.kubernetes.io/hostname=np.example.net)
+check "the ingress class rule ConfigMap deleted" ok "deleted" -- \
+  kc delete configmap zoneguard-rules-classes --namespace zoneguard
+takes_effect "with it deleted, an Ingress of any class is checked again" \
+  "intranet.corp.internal still admitted" class_denied intranet intranet.corp.internal internal
 check "rule ConfigMap with a bad regex refused" fail "$RULES_DENIED" "regexDomainFilter" -- \
   apply < <(rules_configmap zoneguard-rules-bad 'regexDomainFilter: "(unclosed"')
 check "rule ConfigMap with an unknown key refused" fail "$RULES_DENIED" "domainFilter" -- \

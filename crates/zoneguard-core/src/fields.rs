@@ -53,12 +53,13 @@ pub static READ: Fields = Only(&[
     (
         "spec",
         Only(&[
-            // Service: whether external-dns publishes it, and the inject rules' service types;
-            // a NodePort Service's SRV names (one a port, of its protocol).
+            // Service: whether external-dns reads and publishes it, and the inject rules'
+            // service types; a NodePort Service's SRV names (one a port, of its protocol).
             ("type", Whole),
             ("clusterIP", Whole),
             ("ports", Only(&[("protocol", Whole)])),
-            // Ingress.
+            // Ingress: whether external-dns reads it (its class), and its hosts.
+            ("ingressClassName", Whole),
             ("rules", Only(&[("host", Whole)])),
             ("tls", Only(&[("hosts", Whole)])),
             // HTTPRoute, GRPCRoute, TLSRoute.
@@ -116,7 +117,8 @@ mod tests {
                         "http": {"paths": []}}, {"http": {}}], "tls": [{"hosts": ["a"], "secretName": "s"}]},
                        "status": {"loadBalancer": {}}}),
                 json!({"kind": "Ingress", "metadata": {"name": "web", "annotations": {"a": "b"}},
-                       "spec": {"rules": [{"host": "a.example.com"}, {}], "tls": [{"hosts": ["a"]}]}}),
+                       "spec": {"ingressClassName": "nginx", "rules": [{"host": "a.example.com"}, {}],
+                        "tls": [{"hosts": ["a"]}]}}),
             ),
             (
                 json!({"metadata": {"annotations": {LAST_APPLIED: "{\"kind\":\"Ingress\"}",

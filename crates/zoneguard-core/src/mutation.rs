@@ -176,10 +176,10 @@ pub fn to_patch(object: &Node<'_>, injections: &[Injection]) -> Vec<AddOp> {
 }
 
 /// The object's annotations with the injections added, in an object that holds nothing else
-/// but the Service `spec` fields of [`source::SERVICE_SPEC_FIELDS`]: all the rules read to
-/// judge an injected value (its hostname, TTL or source annotation) and whether a Service
-/// publishes it. Without those every Service would read as ClusterIP, and judging its hostname
-/// would write a warning.
+/// but the `spec` fields of [`source::PUBLISHING_SPEC_FIELDS`]: all the rules read to judge an
+/// injected value (its hostname, TTL or source annotation), whether external-dns reads the
+/// object (its Ingress class or Service type) and whether a Service publishes it. Without those
+/// every Service would read as ClusterIP, and judging its hostname would write a warning.
 pub fn annotations_after<'a>(object: &Node<'a>, injections: &'a [Injection]) -> Node<'a> {
     let mut annotations = annotation::map(object).cloned().unwrap_or_default();
     for i in injections {
@@ -189,7 +189,7 @@ pub fn annotations_after<'a>(object: &Node<'a>, injections: &'a [Injection]) -> 
     let mapping = |members| Node::Object(Object::new(members));
     let mut metadata = vec![(Cow::Borrowed("annotations"), Node::Object(annotations))];
     let spec = object.get("spec");
-    let mut publishing: Vec<_> = source::SERVICE_SPEC_FIELDS
+    let mut publishing: Vec<_> = source::PUBLISHING_SPEC_FIELDS
         .into_iter()
         .filter_map(|key| Some((Cow::Borrowed(key), spec?.get(key)?.clone())))
         .collect();
@@ -242,6 +242,15 @@ mod tests {
         let want = json!({"metadata": {"annotations": {"team": "x", "external-dns.alpha.kubernetes.io/ttl": "60"}},
                           "spec": {"type": "LoadBalancer", "clusterIP": "10.0.0.1"}});
         assert_eq!(after.to_value(), want);
+        // An Ingress keeps its class: external-dns may read only some classes.
+        let ingress =
+            json!({"metadata": {"name": "i"}, "spec": {"ingressClassName": "public", "rules": []}});
+        let want = json!({"metadata": {"annotations": {"external-dns.alpha.kubernetes.io/ttl": "60"}},
+                          "spec": {"ingressClassName": "public"}});
+        assert_eq!(
+            annotations_after(&Node::from(&ingress), &injections).to_value(),
+            want
+        );
         let route = json!({"metadata": {"name": "r"}, "spec": {"hostnames": ["a.example.com"]}});
         let route = Node::from(&route);
         let want =

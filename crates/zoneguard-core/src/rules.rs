@@ -59,12 +59,16 @@ pub struct RuleSet {
 }
 
 /// external-dns source flags.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct SourceFlags {
     pub ignore_hostname_annotation: bool,
     pub ignore_ingress_tls_spec: bool,
     pub ignore_ingress_rules_spec: bool,
     pub publish_internal_services: bool,
+    /// `--ingress-class`: the Ingress classes external-dns reads; empty = every Ingress.
+    pub ingress_class_names: Vec<String>,
+    /// `--service-type-filter`: the Service types external-dns reads; empty = every type.
+    pub service_types: Vec<String>,
 }
 
 /// external-dns TXT registry affixes.

@@ -171,6 +171,10 @@ pub fn extract(rules: &RuleSet, kind: Kind, object: &Node<'_>) -> Extracted {
     ) {
         out.record = Record::Gateway;
     }
+    if let Some(why) = filtered_out(rules, kind, object) {
+        out.warnings.extend(why);
+        return out;
+    }
     foreign_prefix_warnings(rules, kind, object, &mut out);
     let read = if kind.annotated() {
         ReadPrefixes::of(rules, object, &mut out)
@@ -203,6 +207,68 @@ pub fn extract(rules: &RuleSet, kind: Kind, object: &Node<'_>) -> Extracted {
         ttl(read, object, &mut out);
     }
     out
+}
+
+/// The annotation external-dns reads an Ingress's class from when `spec.ingressClassName` is
+/// not set.
+pub const INGRESS_CLASS_ANNOTATION: &str = "kubernetes.io/ingress.class";
+
+/// `Some` when external-dns's `--ingress-class` or `--service-type-filter`
+/// (`sources.ingressClassNames`, `sources.serviceTypeFilter`) makes it skip this Ingress or
+/// Service whole, so that nothing of it is judged; it holds the warning that says so when the
+/// object carries an external-dns annotation (an object that asks external-dns for nothing,
+/// such as an Ingress of an internal class, is skipped silently).
+fn filtered_out(rules: &RuleSet, kind: Kind, object: &Node<'_>) -> Option<Option<String>> {
+    let why = match kind {
+        Kind::Ingress => ingress_class_skip(&rules.sources.ingress_class_names, object)?,
+        Kind::Service => service_type_skip(&rules.sources.service_types, object)?,
+        _ => return None,
+    };
+    let asks = annotation::map(object).is_some_and(|m| {
+        m.keys()
+            .any(|k| annotation::prefixes(rules).any(|p| k.starts_with(p)))
+    });
+    Some(asks.then(|| format!("{why}: external-dns skips this {kind:?} and publishes none of its hostnames, so zoneguard does not check them")))
+}
+
+/// external-dns's `filterByIngressClass`: `spec.ingressClassName` when set and not empty, else
+/// the `kubernetes.io/ingress.class` annotation, must be one of `classes`; the reason when not.
+fn ingress_class_skip(classes: &[String], object: &Node<'_>) -> Option<String> {
+    if classes.is_empty() {
+        return None;
+    }
+    let listed = format!("sources.ingressClassNames: {}", classes.join(", "));
+    let spec = crate::path::at(object, &["spec", "ingressClassName"]).and_then(Node::as_str);
+    let (field, class) = match spec.filter(|c| !c.is_empty()) {
+        Some(class) => ("spec.ingressClassName".to_string(), class),
+        None => match annotation::get(object, INGRESS_CLASS_ANNOTATION) {
+            Some(class) => (annotation::field(INGRESS_CLASS_ANNOTATION), class),
+            None => return Some(format!("this Ingress names no ingress class (spec.ingressClassName or the {INGRESS_CLASS_ANNOTATION} annotation) and external-dns reads only the classes it is told ({listed})")),
+        },
+    };
+    (!classes.iter().any(|c| c == class))
+        .then(|| format!("{field} is {class:?}, not a class external-dns reads ({listed})"))
+}
+
+/// external-dns's service type filter: `spec.type` (the API server's default, ClusterIP, when
+/// unset) must be one of `types`; the reason when not.
+fn service_type_skip(types: &[String], object: &Node<'_>) -> Option<String> {
+    if types.is_empty() {
+        return None;
+    }
+    let written = crate::path::at(object, &["spec", "type"]).and_then(Node::as_str);
+    let ty = written.filter(|t| !t.is_empty()).unwrap_or("ClusterIP");
+    let default = if ty == written.unwrap_or_default() {
+        ""
+    } else {
+        " (the default)"
+    };
+    (!types.iter().any(|t| t == ty)).then(|| {
+        format!(
+            "spec.type is {ty:?}{default}, not a type external-dns reads (sources.serviceTypeFilter: {})",
+            types.join(", ")
+        )
+    })
 }
 
 /// The annotation prefixes under which an external-dns reads an object: the rules' (at most the
@@ -350,17 +416,18 @@ fn hostname_source(
     None
 }
 
-/// The `spec` fields that decide whether a Service publishes its hostname annotation; the
-/// re-judge of injected annotations (`mutation::annotations_after`) keeps exactly these.
-pub const SERVICE_SPEC_FIELDS: [&str; 2] = ["type", "clusterIP"];
+/// The `spec` fields that decide whether external-dns reads an Ingress or a Service and whether
+/// a Service publishes its hostname annotation; the re-judge of injected annotations
+/// (`mutation::annotations_after`) keeps exactly these.
+pub const PUBLISHING_SPEC_FIELDS: [&str; 3] = ["type", "clusterIP", "ingressClassName"];
 
 fn service(rules: &RuleSet, read: ReadPrefixes, object: &Node<'_>, out: &mut Extracted) {
     if rules.sources.ignore_hostname_annotation {
         return;
     }
     let spec = object.get("spec");
-    let [ty, cluster_ip] =
-        SERVICE_SPEC_FIELDS.map(|key| spec.and_then(|s| s.get(key)).and_then(Node::as_str));
+    let [ty, cluster_ip, _] =
+        PUBLISHING_SPEC_FIELDS.map(|key| spec.and_then(|s| s.get(key)).and_then(Node::as_str));
     let ty = ty.unwrap_or("ClusterIP");
     let headless = cluster_ip == Some("None");
     // Candidates whose hostnames also make SRV records; judged after every hostname.
@@ -554,6 +621,95 @@ mod tests {
             out.candidates.into_iter().map(|c| c.name).collect(),
             out.warnings,
         )
+    }
+
+    #[test]
+    fn an_ingress_of_a_class_external_dns_does_not_read_is_not_checked() {
+        let hostname = "external-dns.alpha.kubernetes.io/hostname";
+        let ingress = |class: serde_json::Value, annotations: serde_json::Value| {
+            serde_json::json!({"metadata": {"annotations": annotations},
+                "spec": {"ingressClassName": class, "rules": [{"host": "r.example.net"}]}})
+        };
+        let none = serde_json::Value::Null;
+        // (what, spec.ingressClassName, annotations, read, the warning it gets when skipped)
+        let cases: &[(&str, serde_json::Value, serde_json::Value, bool, Option<&str>)] = &[
+            ("a listed class", "public".into(), serde_json::json!({}), true, None),
+            ("another class, nothing asked of external-dns", "internal".into(), serde_json::json!({}), false, None),
+            ("another class with a hostname annotation", "internal".into(), serde_json::json!({hostname: "a.example.net"}), false,
+                Some(r#"spec.ingressClassName is "internal", not a class external-dns reads (sources.ingressClassNames: public, edge): external-dns skips this Ingress"#)),
+            ("classes compared as written", "Public".into(), serde_json::json!({}), false, None),
+            ("no spec class: the annotation's", none.clone(), serde_json::json!({"kubernetes.io/ingress.class": "edge"}), true, None),
+            ("an empty spec class: the annotation's", "".into(), serde_json::json!({"kubernetes.io/ingress.class": "edge"}), true, None),
+            ("the spec class wins over the annotation", "internal".into(), serde_json::json!({"kubernetes.io/ingress.class": "public"}), false, None),
+            ("no class at all, with a ttl", none.clone(), serde_json::json!({"external-dns.kubernetes.io/ttl": "60"}), false,
+                Some("this Ingress names no ingress class (spec.ingressClassName or the kubernetes.io/ingress.class annotation) and external-dns reads only the classes it is told (sources.ingressClassNames: public, edge): external-dns skips this Ingress")),
+        ];
+        for (what, class, annotations, read, warning) in cases {
+            let object = ingress(class.clone(), annotations.clone());
+            let rules = "sources: {ingressClassNames: [public, edge]}";
+            let (names, warnings) = names_and_warnings(rules, Kind::Ingress, object.clone());
+            assert_eq!(!names.is_empty(), *read, "{what}: {names:?}");
+            match warning {
+                Some(w) => assert!(
+                    warnings.len() == 1 && warnings[0].starts_with(w),
+                    "{what}: {warnings:?}"
+                ),
+                None => assert!(warnings.is_empty(), "{what}: {warnings:?}"),
+            }
+            let (names, _) = names_and_warnings("{}", Kind::Ingress, object);
+            assert!(
+                !names.is_empty(),
+                "{what}: without the rule every Ingress is read"
+            );
+        }
+    }
+
+    #[test]
+    fn a_service_of_a_type_external_dns_does_not_read_is_not_checked() {
+        let service = |ty: serde_json::Value| {
+            serde_json::json!({"metadata": {"name": "s", "annotations": {"external-dns.kubernetes.io/hostname": "s.example.net"}},
+                "spec": {"type": ty, "ports": [{"port": 80}]}})
+        };
+        let rules = "sources: {serviceTypeFilter: [LoadBalancer, ClusterIP]}";
+        let cases: &[(&str, serde_json::Value, Option<&str>)] = &[
+            ("a listed type", "LoadBalancer".into(), None),
+            (
+                "no type is ClusterIP, as the API server defaults it",
+                serde_json::Value::Null,
+                None,
+            ),
+            (
+                "an unlisted type",
+                "NodePort".into(),
+                Some(
+                    r#"spec.type is "NodePort", not a type external-dns reads (sources.serviceTypeFilter: LoadBalancer, ClusterIP): external-dns skips this Service"#,
+                ),
+            ),
+            (
+                "types compared as written",
+                "loadbalancer".into(),
+                Some(r#"spec.type is "loadbalancer", not"#),
+            ),
+        ];
+        for (what, ty, warning) in cases {
+            let (names, warnings) = names_and_warnings(rules, Kind::Service, service(ty.clone()));
+            assert_eq!(names.is_empty(), warning.is_some(), "{what}: {names:?}");
+            if let Some(w) = warning {
+                assert!(
+                    warnings.len() == 1 && warnings[0].starts_with(w),
+                    "{what}: {warnings:?}"
+                );
+            }
+        }
+        let (_, warnings) = names_and_warnings(
+            "sources: {serviceTypeFilter: [LoadBalancer]}",
+            Kind::Service,
+            service(serde_json::Value::Null),
+        );
+        assert!(
+            warnings[0].starts_with(r#"spec.type is "ClusterIP" (the default), not"#),
+            "{warnings:?}"
+        );
     }
 
     #[test]

@@ -553,6 +553,29 @@ fn an_inject_rule_that_would_set_a_refused_name_is_blamed() {
 }
 
 #[test]
+fn an_injected_hostname_is_judged_only_on_an_ingress_of_a_class_external_dns_reads() {
+    let rules = rules(
+        "domainFilters: [example.com]\nsources: {ingressClassNames: [public]}\ninject:\n  - kinds: [Ingress]\n    annotations: {external-dns.alpha.kubernetes.io/hostname: '{name}.other.org'}\n",
+    );
+    for (class, allowed) in [("public", false), ("internal", true)] {
+        let mut object = ingress(&["web.example.com"], json!({}));
+        object["spec"]["ingressClassName"] = json!(class);
+        let object = tree(&object);
+        let request = req(
+            Operation::Create,
+            "networking.k8s.io",
+            "Ingress",
+            "default",
+            &object,
+            None,
+        );
+        let d = mutate(&rules, &request);
+        assert_eq!(d.allowed, allowed, "{class}: {:?}", d.violations);
+        assert_eq!(d.patch.len(), 1, "{class}: injected either way");
+    }
+}
+
+#[test]
 fn a_rules_configmap_with_a_broken_document_is_refused_with_the_parser_message() {
     let d = review_rules_configmap(
         &rules(""),

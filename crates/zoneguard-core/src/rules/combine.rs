@@ -112,6 +112,8 @@ impl<'a> Combiner<'a> {
             &mut o.publish_internal_services,
             s.publish_internal_services,
         );
+        union(&mut o.ingress_class_names, s.ingress_class_names);
+        union(&mut o.service_type_filter, s.service_type_filter);
     }
 
     fn registry(&mut self, src: (&'a str, &str), o: &mut RegistryDoc, r: RegistryDoc) {

@@ -76,6 +76,7 @@ pub fn compile(
         })
         .collect();
     let irsa = irsa(&doc.irsa, &mut errors);
+    let sources = sources(doc, &mut errors);
     for (i, ns) in doc.exempt_namespaces.iter().enumerate() {
         check_namespace_name(ns, root.key("exemptNamespaces").index(i), &mut errors);
     }
@@ -86,7 +87,7 @@ pub fn compile(
         annotation_prefix: doc.annotation_prefix.clone(),
         cluster,
         namespaces,
-        sources: sources(doc),
+        sources,
         registry: TxtRegistry {
             prefix: doc.registry.txt_prefix.clone().unwrap_or_default(),
             suffix: doc.registry.txt_suffix.clone().unwrap_or_default(),
@@ -103,13 +104,45 @@ pub fn compile(
     })
 }
 
-fn sources(doc: &RulesDoc) -> SourceFlags {
+fn sources(doc: &RulesDoc, errors: &mut Vec<CompileError>) -> SourceFlags {
     let s = &doc.sources;
+    let base = KeyPath::root().key("sources");
+    for (i, class) in s.ingress_class_names.iter().enumerate() {
+        if !crate::k8s_name::is_label_value(class) {
+            errors.push(CompileError::new(
+                base.key("ingressClassNames").index(i),
+                format!("{class:?} is not an ingress class external-dns can filter on: its --ingress-class takes label values (at most 63 letters, digits, '-', '_' and '.', starting and ending with a letter or digit), and with any other it publishes no Ingress at all"),
+            ));
+        }
+    }
+    let path = base.key("serviceTypeFilter");
+    let empty = " (leave the list empty to read every type)";
+    check_service_types(&s.service_type_filter, &path, empty, errors);
     SourceFlags {
         ignore_hostname_annotation: s.ignore_hostname_annotation.unwrap_or(false),
         ignore_ingress_tls_spec: s.ignore_ingress_tls_spec.unwrap_or(false),
         ignore_ingress_rules_spec: s.ignore_ingress_rules_spec.unwrap_or(false),
         publish_internal_services: s.publish_internal_services.unwrap_or(false),
+        ingress_class_names: s.ingress_class_names.clone(),
+        service_types: s.service_type_filter.clone(),
+    }
+}
+
+/// Each of `types` must be a Service type; a refusal lists them, then says `hint`.
+fn check_service_types(
+    types: &[String],
+    path: &KeyPath,
+    hint: &str,
+    errors: &mut Vec<CompileError>,
+) {
+    for (i, ty) in types.iter().enumerate() {
+        if !SERVICE_TYPES.contains(&ty.as_str()) {
+            let types = SERVICE_TYPES.join(", ");
+            errors.push(CompileError::new(
+                path.index(i),
+                format!("{ty:?} is not a Service type; use one of {types}{hint}"),
+            ));
+        }
     }
 }
 
@@ -229,17 +262,7 @@ fn inject_rule(
             ));
         }
     }
-    for (i, ty) in doc.service_types.iter().enumerate() {
-        if !SERVICE_TYPES.contains(&ty.as_str()) {
-            errors.push(CompileError::new(
-                base.key("serviceTypes").index(i),
-                format!(
-                    "{ty:?} is not a Service type; use one of {}",
-                    SERVICE_TYPES.join(", ")
-                ),
-            ));
-        }
-    }
+    check_service_types(&doc.service_types, &base.key("serviceTypes"), "", errors);
     for (i, ns) in doc.namespaces.iter().enumerate() {
         check_namespace_name(ns, base.key("namespaces").index(i), errors);
     }

@@ -62,6 +62,12 @@ pub struct SourcesDoc {
     pub ignore_ingress_tls_spec: Option<bool>,
     pub ignore_ingress_rules_spec: Option<bool>,
     pub publish_internal_services: Option<bool>,
+    /// `--ingress-class`: the only Ingress classes external-dns reads; empty = every Ingress.
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub ingress_class_names: Vec<String>,
+    /// `--service-type-filter`: the only Service types external-dns reads; empty = every type.
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub service_type_filter: Vec<String>,
 }
 
 /// external-dns TXT registry flags.

@@ -48,7 +48,7 @@ fn json_documents_parse_like_yaml() {
 
 #[test]
 fn errors_name_the_key_and_the_line() {
-    let table: [(&str, &str, usize, &str); 8] = [
+    let table: [(&str, &str, usize, &str); 11] = [
         (
             "domainFilters: [a.com]\nfoo: 1\n",
             "foo",
@@ -92,6 +92,24 @@ fn errors_name_the_key_and_the_line() {
             "12 digits",
         ),
         ("enforcement: block\n", "enforcement", 1, "unknown variant"),
+        (
+            "sources:\n  ingressClassNames: [public, 'a b']\n",
+            "sources.ingressClassNames[1]",
+            2,
+            "publishes no Ingress at all",
+        ),
+        (
+            "sources:\n  serviceTypeFilter:\n    - LoadBalancer\n    - ''\n",
+            "sources.serviceTypeFilter[1]",
+            2,
+            "leave the list empty to read every type",
+        ),
+        (
+            "sources: {serviceTypeFilter: [loadbalancer]}\n",
+            "sources.serviceTypeFilter[0]",
+            1,
+            "use one of ClusterIP, NodePort, LoadBalancer, ExternalName",
+        ),
     ];
     for (text, key, line, needle) in table {
         let e = one_error(text);
@@ -171,6 +189,17 @@ fn several_sources_union_their_lists() {
     let rules = RuleSet::from_sources(&[a, b]).unwrap_or_else(|e| panic!("{e:?}"));
     assert_eq!(rules.cluster.spec().include, ["a.com", "b.com"]);
     assert!(rules.namespaces["team-a"].matches("x.team-a.b.com"));
+    let c = RuleSource {
+        name: "ConfigMap zoneguard/c",
+        text: "sources: {ingressClassNames: [public], serviceTypeFilter: [LoadBalancer]}\n",
+    };
+    let d = RuleSource {
+        name: "ConfigMap zoneguard/d",
+        text: "sources: {ingressClassNames: [edge, public], serviceTypeFilter: [NodePort]}\n",
+    };
+    let rules = RuleSet::from_sources(&[c, d]).unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(rules.sources.ingress_class_names, ["public", "edge"]);
+    assert_eq!(rules.sources.service_types, ["LoadBalancer", "NodePort"]);
 }
 
 #[test]
