@@ -1,5 +1,6 @@
 //! `zoneguard check`: the webhook's admission, offline, on manifests (SPEC §6).
 
+mod ingress_class;
 mod live;
 mod manifest;
 mod report;
@@ -43,6 +44,10 @@ pub struct Args {
     iam: bool,
     #[command(flatten)]
     aws: zoneguard::iam::AwsArgs,
+    /// The cluster's default IngressClass: given to an Ingress that names no class before it is
+    /// checked, as the API server does (matters when the rules set sources.ingressClassNames).
+    #[arg(long, env = "ZONEGUARD_DEFAULT_INGRESS_CLASS")]
+    default_ingress_class: Option<String>,
 }
 
 pub fn run(args: Args) -> ExitCode {
@@ -72,7 +77,7 @@ pub fn run(args: Args) -> ExitCode {
     };
     let outcome = check_objects(
         &rules,
-        &args.namespace,
+        (&args.namespace, args.default_ingress_class.as_deref()),
         &objects,
         &mut errors,
         live.as_ref(),
@@ -104,14 +109,16 @@ fn load_rules(paths: &[String]) -> Result<RuleSet, Vec<String>> {
     RuleSet::from_sources(&sources).map_err(|errs| errs.iter().map(ToString::to_string).collect())
 }
 
-/// Checks every object, in input order.
+/// Checks every object, in input order; `defaults` are the namespace of objects without one and
+/// the cluster's default IngressClass.
 fn check_objects(
     rules: &RuleSet,
-    default_ns: &str,
+    defaults: (&str, Option<&str>),
     objects: &[Object],
     errors: &mut Vec<InputError>,
     live: Option<&live::LiveIam>,
 ) -> Outcome {
+    let (default_ns, default_class) = defaults;
     let mut outcome = Outcome::default();
     for object in objects {
         let meta = Meta::of(object, default_ns);
@@ -125,10 +132,16 @@ fn check_objects(
         }
         // The checks read the object as a tree: built once, and only for the kinds checked and
         // the ConfigMaps that may hold rules.
-        let known = Kind::of(&meta.group, &meta.kind).is_some();
+        let kind = Kind::of(&meta.group, &meta.kind);
+        let ingress = kind == Some(Kind::Ingress);
+        let defaulted = default_class
+            .filter(|_| ingress)
+            .and_then(|class| ingress_class::defaulted(&object.value, class));
+        let value = defaulted.as_ref().unwrap_or(&object.value);
+        let known = kind.is_some();
         let may_hold_rules = meta.group.is_empty() && meta.kind == "ConfigMap";
         let tree = (known || may_hold_rules)
-            .then(|| Node::from(&object.value))
+            .then(|| Node::from(value))
             .filter(|tree| known || admission::is_rules_configmap(tree));
         let Some(tree) = tree else {
             outcome.skipped.push(Skipped {
@@ -138,7 +151,13 @@ fn check_objects(
             });
             continue;
         };
-        let decision = admit(rules, &meta, &object.value, &tree, live);
+        let mut decision = admit(rules, &meta, value, &tree, live);
+        let reads_some_classes = !rules.sources.ingress_class_names.is_empty();
+        if ingress && reads_some_classes && ingress_class::unclassed(value) {
+            decision
+                .warnings
+                .push(ingress_class::unknown_default_warning());
+        }
         outcome.results.push(Checked {
             file: object.file.clone(),
             api_version: meta.api_version.clone(),

@@ -432,15 +432,18 @@ fn rule_configmaps_as_the_cluster_holds_them_give_the_verdicts_of_the_rules_file
     );
 }
 
+/// Writes rules under which external-dns reads only Ingresses of class `public`; their path.
+fn public_class_rules(dir: &tempfile::TempDir) -> String {
+    let rules = dir.path().join("rules.yaml");
+    let text = "domainFilters: [example.com]\nsources: {ingressClassNames: [public]}\n";
+    std::fs::write(&rules, text).expect("write rules");
+    rules.display().to_string()
+}
+
 #[test]
 fn ingresses_of_a_class_external_dns_does_not_read_are_admitted_unchecked() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let rules = dir.path().join("rules.yaml");
-    std::fs::write(
-        &rules,
-        "domainFilters: [example.com]\nsources: {ingressClassNames: [public]}\n",
-    )
-    .expect("write rules");
+    let rules = public_class_rules(&dir);
     let ingress = |name: &str, class: &str, annotations: &str| {
         format!("apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {{name: {name}, annotations: {{{annotations}}}}}\nspec: {{ingressClassName: {class}, rules: [{{host: {name}.corp.internal}}]}}\n")
     };
@@ -454,7 +457,6 @@ fn ingresses_of_a_class_external_dns_does_not_read_are_admitted_unchecked() {
         ingress("public", "public", ""),
     ]
     .join("---\n");
-    let rules = rules.display().to_string();
     let out = zoneguard(
         &["check", "--rules", &rules, "--output", "json", "-"],
         Some(manifests.as_bytes()),
@@ -486,4 +488,40 @@ fn ingresses_of_a_class_external_dns_does_not_read_are_admitted_unchecked() {
         results[2]["violations"][0]["reason"],
         "hostname-outside-filters"
     );
+}
+
+#[test]
+fn an_ingress_without_a_class_is_checked_with_the_default_class_given() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rules = public_class_rules(&dir);
+    let ingress = b"apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: web}\nspec: {rules: [{host: web.corp.internal}]}\n";
+    let check = |extra: &[&str]| {
+        let mut args = vec!["check", "--rules", &rules, "--output", "json"];
+        args.extend_from_slice(extra);
+        args.push("-");
+        let out = zoneguard(&args, Some(ingress));
+        (out.status.code(), json_of(&out)["results"][0].clone())
+    };
+    let (code, result) = check(&[]);
+    assert_eq!(
+        code,
+        Some(0),
+        "checked as written: external-dns reads no class-less Ingress"
+    );
+    assert!(
+        result["warnings"][0]
+            .as_str()
+            .unwrap_or_default()
+            .contains("pass --default-ingress-class to check it as the cluster will"),
+        "{result}"
+    );
+    let (code, result) = check(&["--default-ingress-class", "public"]);
+    assert_eq!(code, Some(1), "{result}");
+    assert_eq!(
+        result["violations"][0]["reason"],
+        "hostname-outside-filters"
+    );
+    let (code, result) = check(&["--default-ingress-class", "internal"]);
+    assert_eq!(code, Some(0), "{result}");
+    assert_eq!(result["warnings"], serde_json::json!([]), "{result}");
 }
