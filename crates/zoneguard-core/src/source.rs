@@ -426,8 +426,8 @@ fn service(rules: &RuleSet, read: ReadPrefixes, object: &Node<'_>, out: &mut Ext
         return;
     }
     let spec = object.get("spec");
-    let [ty, cluster_ip, _] =
-        PUBLISHING_SPEC_FIELDS.map(|key| spec.and_then(|s| s.get(key)).and_then(Node::as_str));
+    let field = |key| spec.and_then(|s| s.get(key)).and_then(Node::as_str);
+    let (ty, cluster_ip) = (field("type"), field("clusterIP"));
     let ty = ty.unwrap_or("ClusterIP");
     let headless = cluster_ip == Some("None");
     // Candidates whose hostnames also make SRV records; judged after every hostname.
