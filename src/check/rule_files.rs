@@ -246,6 +246,16 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        #[test]
+        fn any_file_gives_rule_texts_or_errors_without_a_panic(
+            text in "(apiVersion: v1\nkind: (ConfigMap|List)\n|metadata: \\{[a-z: ,\"./]{0,30}\\}\n|data: \\{[a-z.: ,'{}]{0,30}\\}\n|items: \\[[a-z{}, ]{0,20}\\]\n|---\n|[ -~]{0,20}\n){0,8}",
+        ) {
+            let dir = tempfile::tempdir().expect("tempdir");
+            let _ = read_all(&[file(&dir, "r.yaml", &text)]);
+        }
+    }
+
     #[test]
     fn a_configmap_in_two_files_is_an_error() {
         let dir = tempfile::tempdir().expect("tempdir");

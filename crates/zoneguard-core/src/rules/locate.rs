@@ -479,6 +479,24 @@ mod tests {
             fn arbitrary_text_gives_a_duplicate_or_none(text in "[a-z:\\[\\]{}?*&\\-\\n ,'\"]{0,120}") {
                 let _ = first_duplicate(&text);
             }
+
+            #[test]
+            fn a_document_is_an_object_exactly_when_both_keys_stand_at_its_top(
+                keys in proptest::collection::vec(prop_oneof!["apiVersion", "kind", "data", "spec"], 0..5),
+                nested in any::<bool>(),
+            ) {
+                let indent = if nested { "  " } else { "" };
+                let head = if nested { "outer:\n" } else { "" };
+                let body: String = keys.iter().map(|k| format!("{indent}{k}: v\n")).collect();
+                let text = format!("{head}{body}");
+                let top = |k: &str| !nested && keys.iter().any(|x| x == k);
+                prop_assert_eq!(is_kubernetes_object(&text), top("apiVersion") && top("kind"), "{}", text);
+            }
+
+            #[test]
+            fn arbitrary_text_is_an_object_or_not_without_a_panic(text in "(apiVersion|kind|[a-z:\\[\\]{}?*&\\-\\n ,'\"]){0,60}") {
+                let _ = is_kubernetes_object(&text);
+            }
         }
     }
 }
