@@ -156,7 +156,7 @@ fn check_objects(
         if ingress && reads_some_classes && ingress_class::unclassed(value) {
             decision
                 .warnings
-                .push(ingress_class::unknown_default_warning());
+                .push(ingress_class::UNKNOWN_DEFAULT_WARNING.to_string());
         }
         outcome.results.push(Checked {
             file: object.file.clone(),

@@ -34,9 +34,7 @@ pub fn defaulted(ingress: &Value, class: &str) -> Option<Value> {
 }
 
 /// The warning for an Ingress checked without a class while the rules read only some classes.
-pub fn unknown_default_warning() -> String {
-    "this Ingress names no ingress class, so the cluster's default IngressClass (if it has one) is filled in before zoneguard's webhook sees it; zoneguard check does not know that class and checked the Ingress as written: pass --default-ingress-class to check it as the cluster will".to_string()
-}
+pub const UNKNOWN_DEFAULT_WARNING: &str = "this Ingress names no ingress class, so the cluster's default IngressClass (if it has one) is filled in before zoneguard's webhook sees it; zoneguard check does not know that class and checked the Ingress as written: pass --default-ingress-class to check it as the cluster will";
 
 #[cfg(test)]
 mod tests {

@@ -4,8 +4,9 @@
 use super::manifest::{self, Object};
 use serde_json::Value;
 use std::collections::BTreeMap;
-use zoneguard_core::admission::{RULES_KEY, RULES_LABEL};
+use zoneguard_core::admission::{is_rules_configmap, rules_text, RULES_KEY, RULES_LABEL};
 use zoneguard_core::rules;
+use zoneguard_core::tree::Node;
 
 /// One rules document: its name in messages, and its text.
 #[derive(Debug, PartialEq, Eq)]
@@ -64,12 +65,11 @@ pub fn read_all(paths: &[String]) -> Result<RuleTexts, Vec<String>> {
     }
 }
 
-/// A ConfigMap among the objects, as far as rules go.
+/// A ConfigMap among the objects, read as the rules webhook reads one.
 struct ConfigMap<'a> {
     namespace: String,
     name: String,
-    labelled: bool,
-    rules: Option<&'a str>,
+    tree: Node<'a>,
 }
 
 impl<'a> ConfigMap<'a> {
@@ -82,14 +82,7 @@ impl<'a> ConfigMap<'a> {
         Some(Self {
             namespace: text("/metadata/namespace").unwrap_or_default().to_string(),
             name: text("/metadata/name").unwrap_or_default().to_string(),
-            labelled: v
-                .pointer("/metadata/labels")
-                .and_then(|l| l.get(RULES_LABEL))
-                == Some(&Value::from("true")),
-            rules: v
-                .pointer("/data")
-                .and_then(|d| d.get(RULES_KEY))
-                .and_then(Value::as_str),
+            tree: Node::from(v),
         })
     }
 
@@ -104,14 +97,14 @@ impl<'a> ConfigMap<'a> {
 
     fn read_into(&self, path: &str, out: &mut RuleTexts, errors: &mut Vec<String>) {
         let shown = self.shown();
-        match (self.labelled, self.rules) {
-            (true, Some(text)) => out.texts.push(RuleText {
+        match (is_rules_configmap(&self.tree), rules_text(&self.tree)) {
+            (true, Ok(text)) => out.texts.push(RuleText {
                 name: format!("{path}: {shown}"),
                 text: text.to_string(),
             }),
-            (true, None) => errors.push(format!("{path}: {shown}: data[{RULES_KEY:?}] is missing: a ConfigMap labelled {RULES_LABEL}=true must carry its rules under the key {RULES_KEY}")),
-            (false, Some(_)) => out.warnings.push(format!("{path}: {shown} has data[{RULES_KEY:?}] but not the label {RULES_LABEL}: \"true\", so zoneguard serve would not read it; not used")),
-            (false, None) => {}
+            (true, Err(missing)) => errors.push(format!("{path}: {shown}: {missing}")),
+            (false, Ok(_)) => out.warnings.push(format!("{path}: {shown} has data[{RULES_KEY:?}] but not the label {RULES_LABEL}: \"true\", so zoneguard serve would not read it; not used")),
+            (false, Err(_)) => {}
         }
     }
 }

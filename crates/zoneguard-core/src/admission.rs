@@ -11,7 +11,7 @@ use crate::tree::Node;
 use crate::verdict::Violation;
 
 pub use hosts::describe as describe_filter;
-pub use rules_configmap::{is_rules_configmap, RULES_KEY, RULES_LABEL};
+pub use rules_configmap::{is_rules_configmap, rules_text, RULES_KEY, RULES_LABEL};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Operation {

@@ -68,9 +68,7 @@ fn applies(rule: &InjectRule, kind: &str, namespace: &str, object: &Node<'_>) ->
     };
     let ns_ok = rule.namespaces.is_empty() || rule.namespaces.iter().any(|n| n == namespace);
     let type_ok = kind != "Service" || rule.service_types.is_empty() || {
-        let ty = crate::path::at(object, &["spec", "type"])
-            .and_then(Node::as_str)
-            .unwrap_or("ClusterIP");
+        let ty = crate::source::service_type(object);
         rule.service_types.iter().any(|t| t == ty)
     };
     kind_ok && ns_ok && type_ok

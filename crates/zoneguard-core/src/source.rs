@@ -250,19 +250,24 @@ fn ingress_class_skip(classes: &[String], object: &Node<'_>) -> Option<String> {
         .then(|| format!("{field} is {class:?}, not a class external-dns reads ({listed})"))
 }
 
-/// external-dns's service type filter: `spec.type` (the API server's default, ClusterIP, when
-/// unset) must be one of `types`; the reason when not.
+/// A Service's type as the API server keeps it: `spec.type`, ClusterIP when unset.
+pub fn service_type<'n>(object: &'n Node<'_>) -> &'n str {
+    crate::path::at(object, &["spec", "type"])
+        .and_then(Node::as_str)
+        .unwrap_or("ClusterIP")
+}
+
+/// external-dns's service type filter: the Service's type ([`service_type`]) must be one of
+/// `types`; the reason when not.
 fn service_type_skip(types: &[String], object: &Node<'_>) -> Option<String> {
     if types.is_empty() {
         return None;
     }
-    let written = crate::path::at(object, &["spec", "type"]).and_then(Node::as_str);
-    let ty = written.filter(|t| !t.is_empty()).unwrap_or("ClusterIP");
-    let default = if ty == written.unwrap_or_default() {
-        ""
-    } else {
-        " (the default)"
-    };
+    let ty = service_type(object);
+    let unset = crate::path::at(object, &["spec", "type"])
+        .and_then(Node::as_str)
+        .is_none();
+    let default = if unset { " (the default)" } else { "" };
     (!types.iter().any(|t| t == ty)).then(|| {
         format!(
             "spec.type is {ty:?}{default}, not a type external-dns reads (sources.serviceTypeFilter: {})",
@@ -425,10 +430,8 @@ fn service(rules: &RuleSet, read: ReadPrefixes, object: &Node<'_>, out: &mut Ext
     if rules.sources.ignore_hostname_annotation {
         return;
     }
-    let spec = object.get("spec");
-    let field = |key| spec.and_then(|s| s.get(key)).and_then(Node::as_str);
-    let (ty, cluster_ip) = (field("type"), field("clusterIP"));
-    let ty = ty.unwrap_or("ClusterIP");
+    let ty = service_type(object);
+    let cluster_ip = crate::path::at(object, &["spec", "clusterIP"]).and_then(Node::as_str);
     let headless = cluster_ip == Some("None");
     // Candidates whose hostnames also make SRV records; judged after every hostname.
     let mut with_srv = Vec::new();

@@ -16,6 +16,16 @@ pub fn is_rules_configmap(object: &Node<'_>) -> bool {
         == Some("true")
 }
 
+/// The rules a rule ConfigMap carries under [`RULES_KEY`], or the message that says the key is
+/// missing.
+pub fn rules_text<'n>(object: &'n Node<'_>) -> Result<&'n str, String> {
+    object
+        .get("data")
+        .and_then(|d| d.get(RULES_KEY))
+        .and_then(Node::as_str)
+        .ok_or_else(|| format!("data[{RULES_KEY:?}] is missing: a ConfigMap labelled {RULES_LABEL}=true must carry its rules under the key {RULES_KEY}"))
+}
+
 /// Parses the ConfigMap's rules and combines them with the other rule sources in force.
 pub fn validate(req: &Request<'_>, object: &Node<'_>, others: &[RuleSource<'_>]) -> Decision {
     if !is_rules_configmap(object) {
@@ -28,19 +38,18 @@ pub fn validate(req: &Request<'_>, object: &Node<'_>, others: &[RuleSource<'_>])
         checked: true,
         ..Decision::default()
     };
-    let Some(text) = object
-        .get("data")
-        .and_then(|d| d.get(RULES_KEY))
-        .and_then(Node::as_str)
-    else {
-        decision.allowed = false;
-        decision.violations.push(Violation {
-            field: field.clone(),
-            value: String::new(),
-            reason: Reason::RulesInvalid,
-            message: format!("{field} is missing: a ConfigMap labelled {RULES_LABEL}=true must carry its rules under the key {RULES_KEY}"),
-        });
-        return decision;
+    let text = match rules_text(object) {
+        Ok(text) => text,
+        Err(message) => {
+            decision.allowed = false;
+            decision.violations.push(Violation {
+                field,
+                value: String::new(),
+                reason: Reason::RulesInvalid,
+                message,
+            });
+            return decision;
+        }
     };
     let (mine, theirs) = errors_with_others(&me, text, others);
     decision.warnings = theirs.iter().map(|e| not_in_force(e)).collect();
