@@ -345,13 +345,8 @@ fn check_fixed_value(key: &str, value: &str, prefix: Option<&str>) -> Result<(),
 /// Kubernetes annotation key syntax: optional DNS-subdomain prefix and `/`, then a name.
 fn check_annotation_key(key: &str) -> Result<(), String> {
     let (prefix, name) = key.rsplit_once('/').map_or(("", key), |(p, n)| (p, n));
-    let name_ok = !name.is_empty()
-        && name.len() <= 63
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-        && name.starts_with(|c: char| c.is_ascii_alphanumeric())
-        && name.ends_with(|c: char| c.is_ascii_alphanumeric());
+    // The name part has a label value's syntax, and is never empty.
+    let name_ok = !name.is_empty() && crate::k8s_name::is_label_value(name);
     let prefix_ok = !key.contains('/')
         || (!prefix.is_empty()
             && prefix.len() <= 253

@@ -1060,3 +1060,28 @@ fn a_key_repeated_inside_a_policy_written_as_json_text_is_refused() {
     let text = format!("irsa:\n  trustPolicies:\n    arn:aws:iam::111122223333:role/x: '{once}'\n");
     assert!(errors_of(&text).is_empty());
 }
+
+#[test]
+fn an_inject_annotation_key_must_have_the_syntax_kubernetes_gives_annotation_keys() {
+    let (name63, name64) = ("n".repeat(63), "n".repeat(64));
+    let table: &[(&str, bool)] = &[
+        ("external-dns.alpha.kubernetes.io/ttl", true),
+        ("team", true),
+        ("a.io/Mixed_Case.name-1", true),
+        (&name63, true),
+        (&name64, false),
+        ("a.io/", false),
+        ("/ttl", false),
+        ("a.io/-ttl", false),
+        ("a.io/ttl.", false),
+        ("a.io/t tl", false),
+        ("A.io/ttl", false),
+    ];
+    for (key, valid) in table {
+        let text = format!("inject:\n- annotations: {{'{key}': '1'}}\n");
+        let refused = errors_of(&text)
+            .iter()
+            .any(|e| e.message.contains("is not a valid annotation key"));
+        assert_eq!(refused, !valid, "{key:?}");
+    }
+}
