@@ -77,7 +77,8 @@ pub fn run(args: Args) -> ExitCode {
     };
     let outcome = check_objects(
         &rules,
-        (&args.namespace, args.default_ingress_class.as_deref()),
+        &args.namespace,
+        args.default_ingress_class.as_deref(),
         &objects,
         &mut errors,
         live.as_ref(),
@@ -109,16 +110,16 @@ fn load_rules(paths: &[String]) -> Result<RuleSet, Vec<String>> {
     RuleSet::from_sources(&sources).map_err(|errs| errs.iter().map(ToString::to_string).collect())
 }
 
-/// Checks every object, in input order; `defaults` are the namespace of objects without one and
-/// the cluster's default IngressClass.
+/// Checks every object, in input order; `default_ns` is the namespace of objects without one,
+/// `default_class` the cluster's default IngressClass.
 fn check_objects(
     rules: &RuleSet,
-    defaults: (&str, Option<&str>),
+    default_ns: &str,
+    default_class: Option<&str>,
     objects: &[Object],
     errors: &mut Vec<InputError>,
     live: Option<&live::LiveIam>,
 ) -> Outcome {
-    let (default_ns, default_class) = defaults;
     let mut outcome = Outcome::default();
     for object in objects {
         let meta = Meta::of(object, default_ns);
