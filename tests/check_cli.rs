@@ -525,3 +525,73 @@ fn an_ingress_without_a_class_is_checked_with_the_default_class_given() {
     assert_eq!(code, Some(0), "{result}");
     assert_eq!(result["warnings"], serde_json::json!([]), "{result}");
 }
+
+#[test]
+fn objects_external_dns_s_label_and_annotation_filters_leave_out_are_admitted_unchecked() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rules = dir.path().join("rules.yaml");
+    let text = "domainFilters: [example.com]\nsources:\n  labelFilter: 'dns in (public)'\n  annotationFilter: '!example.com/no-dns'\n";
+    std::fs::write(&rules, text).expect("write rules");
+    let object = |kind: &str, name: &str, labels: &str, annotations: &str| {
+        let (api, spec) = match kind {
+            "Ingress" => ("networking.k8s.io/v1", format!("{{rules: [{{host: {name}.corp.internal}}]}}")),
+            _ => ("externaldns.k8s.io/v1alpha1", format!("{{endpoints: [{{dnsName: {name}.corp.internal, recordType: A, targets: [10.0.0.1]}}]}}")),
+        };
+        format!("apiVersion: {api}\nkind: {kind}\nmetadata: {{name: {name}, labels: {{{labels}}}, annotations: {{{annotations}}}}}\nspec: {spec}\n")
+    };
+    let manifests = [
+        object("Ingress", "private", "dns: private", ""),
+        object(
+            "Ingress",
+            "opted-out",
+            "dns: public",
+            "example.com/no-dns: 'yes'",
+        ),
+        object("DNSEndpoint", "records", "", ""),
+        object("Ingress", "public", "dns: public", ""),
+    ]
+    .join("---\n");
+    let out = zoneguard(
+        &[
+            "check",
+            "--rules",
+            &rules.display().to_string(),
+            "--output",
+            "json",
+            "-",
+        ],
+        Some(manifests.as_bytes()),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc = json_of(&out);
+    let results = doc["results"].as_array().expect("results");
+    let verdicts: Vec<(bool, Vec<&str>)> = results
+        .iter()
+        .map(|r| {
+            let warnings = r["warnings"]
+                .as_array()
+                .map_or(Vec::new(), |w| w.iter().filter_map(Value::as_str).collect());
+            (r["allowed"].as_bool().unwrap_or(false), warnings)
+        })
+        .collect();
+    let skipped = "external-dns skips this";
+    assert!(verdicts[0].0 && verdicts[0].1.is_empty(), "{verdicts:?}");
+    assert!(verdicts[1].0 && verdicts[1].1.is_empty(), "{verdicts:?}");
+    assert!(verdicts[2].0, "{verdicts:?}");
+    assert_eq!(verdicts[2].1.len(), 1, "{verdicts:?}");
+    assert!(
+        verdicts[2].1[0].starts_with("metadata.labels do not meet sources.labelFilter \"dns in (public)\": dns in (public) does not hold, as there is no label \"dns\"")
+            && verdicts[2].1[0].contains(&format!("{skipped} DNSEndpoint")),
+        "{verdicts:?}"
+    );
+    assert!(!verdicts[3].0, "{verdicts:?}");
+    assert_eq!(
+        results[3]["violations"][0]["reason"],
+        "hostname-outside-filters"
+    );
+}

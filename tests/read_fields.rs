@@ -56,6 +56,10 @@ fn rule_sets() -> Vec<(String, RuleSet)> {
         RuleSet::parse("classes", CLASS_AND_TYPE_RULES).expect("rules parse"),
     ));
     sets.push((
+        "rules that read only some labels and annotations".into(),
+        RuleSet::parse("selectors", SELECTOR_RULES).expect("rules parse"),
+    ));
+    sets.push((
         "rules about kubectl's annotation".into(),
         RuleSet::parse("last-applied", LAST_APPLIED_RULES).expect("rules parse"),
     ));
@@ -78,6 +82,12 @@ inject:
 const CLASS_AND_TYPE_RULES: &str = r#"
 domainFilters: [example.com]
 sources: {ingressClassNames: [nginx], serviceTypeFilter: [LoadBalancer, NodePort]}
+"#;
+
+/// Rules under which an object's labels and annotations decide whether it is checked.
+const SELECTOR_RULES: &str = r#"
+domainFilters: [example.com]
+sources: {labelFilter: 'expose notin (internal)', annotationFilter: '!skip.example.com/dns'}
 "#;
 
 /// A rule ConfigMap (its `data` is read) with fields no check reads.

@@ -94,6 +94,30 @@ async fn an_ingress_is_checked_only_when_external_dns_reads_its_class() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn an_object_external_dns_s_label_filter_leaves_out_is_admitted_with_a_warning() {
+    // ingress-create-label-filtered.json is ingress-create-outside.json labelled
+    // `expose: internal`, with an external-dns ttl annotation: it asks for DNS.
+    let filter = "\nsources: {labelFilter: 'expose notin (internal)'}\n";
+    let s = TestServer::start(&format!("{}{filter}", fixture_text(DENY))).await;
+    let r = s
+        .answer("/validate", "ingress-create-label-filtered.json")
+        .await;
+    assert_eq!(r["allowed"], true, "{r}");
+    assert_eq!(
+        r["warnings"],
+        serde_json::json!([
+            r#"metadata.labels do not meet sources.labelFilter "expose notin (internal)": expose notin (internal) does not hold, as the label "expose" is "internal": external-dns skips this Ingress and publishes none of its hostnames, so zoneguard does not check them"#
+        ]),
+        "{r}"
+    );
+    let s = server().await;
+    let r = s
+        .answer("/validate", "ingress-create-label-filtered.json")
+        .await;
+    assert_eq!(r["allowed"], false, "without the filter: {r}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn denies_a_name_not_delegated_to_the_namespace() {
     let s = server().await;
     let r = s

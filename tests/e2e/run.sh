@@ -648,6 +648,31 @@ check "the ingress class rule ConfigMap deleted" ok "deleted" -- \
   kc delete configmap zoneguard-rules-classes --namespace zoneguard
 takes_effect "with it deleted, an Ingress of any class is checked again" \
   "intranet.corp.internal still admitted" class_denied intranet intranet.corp.internal internal
+# labelled_ingress NAME HOST LABELS [ANNOTATIONS]: `ingress default NAME HOST` with those labels
+# and annotations, each a YAML flow mapping.
+labelled_ingress() {
+  ingress default "$1" "$2" | sed -e "s|^  namespace: default$|&\n  labels: $3${4:+\n  annotations: $4}|"
+}
+labelled_admitted() { apply --dry-run=server < <(labelled_ingress "$@"); }
+labelled_denied() { ! labelled_admitted "$@"; }
+check "a rule ConfigMap with external-dns's label and annotation filters is accepted" ok \
+  "configmap/zoneguard-rules-selectors created" -- apply < <(rules_configmap zoneguard-rules-selectors \
+  "sources: {labelFilter: 'dns in (public)', annotationFilter: '!example.com/no-dns'}")
+takes_effect "an Ingress external-dns's label filter leaves out is admitted unchecked" \
+  "private.corp.internal still refused" labelled_admitted private private.corp.internal '{dns: private}'
+check "an Ingress the label filter selects is still checked" fail "$DENIED" "pub2.corp.internal" -- \
+  labelled_admitted pub2 pub2.corp.internal '{dns: public}'
+check "an Ingress that asks for DNS but opts out by the annotation filter is admitted with a warning" ok \
+  "Warning:" 'metadata.annotations do not meet sources.annotationFilter "!example.com/no-dns"' \
+  "external-dns skips this Ingress" -- labelled_admitted optout optout.corp.internal '{dns: public}' \
+  '{example.com/no-dns: "yes", external-dns.alpha.kubernetes.io/ttl: "60"}'
+check "the selector rule ConfigMap deleted" ok "deleted" -- \
+  kc delete configmap zoneguard-rules-selectors --namespace zoneguard
+takes_effect "with it deleted, an Ingress of any labels is checked again" \
+  "private.corp.internal still admitted" labelled_denied private private.corp.internal '{dns: private}'
+check "rule ConfigMap with a label filter external-dns would refuse is refused" fail "$RULES_DENIED" \
+  "sources.labelFilter" "is not a selector external-dns accepts" -- \
+  apply < <(rules_configmap zoneguard-rules-bad "sources: {labelFilter: 'env in (prod'}")
 check "rule ConfigMap with a bad regex refused" fail "$RULES_DENIED" "regexDomainFilter" -- \
   apply < <(rules_configmap zoneguard-rules-bad 'regexDomainFilter: "(unclosed"')
 check "rule ConfigMap with an unknown key refused" fail "$RULES_DENIED" "domainFilter" -- \

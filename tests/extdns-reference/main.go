@@ -12,6 +12,11 @@
 // With the argument "normalize", it reads JSON strings instead, one per line, and
 // prints each name as external-dns normalises it (JSON-quoted): strip one trailing
 // dot, then ToUnicode with the profile of external-dns's internal/idna package.
+//
+// With the argument "selector", it reads {"text":"...","sets":[{...},...]} and prints
+// {"labels":[...],"setBased":[...]}: for --label-filter (labels.Parse) and for
+// --annotation-filter (annotations.ParseFilter), null when the text is refused, else
+// whether the selector matches each set.
 package main
 
 import (
@@ -24,7 +29,9 @@ import (
 
 	log "github.com/sirupsen/logrus"
 	"golang.org/x/net/idna"
+	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/external-dns/endpoint"
+	"sigs.k8s.io/external-dns/source/annotations"
 )
 
 type testCase struct {
@@ -45,6 +52,9 @@ func main() {
 	answer := verdict
 	if len(os.Args) > 1 && os.Args[1] == "normalize" {
 		answer = normalized
+	}
+	if len(os.Args) > 1 && os.Args[1] == "selector" {
+		answer = selected
 	}
 	for in.Scan() {
 		fmt.Fprintln(out, answer(in.Bytes()))
@@ -107,4 +117,37 @@ func normalized(line []byte) string {
 		return "error: " + err.Error()
 	}
 	return string(quoted)
+}
+
+type selectorCase struct {
+	Text string              `json:"text"`
+	Sets []map[string]string `json:"sets"`
+}
+
+// selected answers one selector case, JSON-encoded.
+func selected(line []byte) string {
+	var c selectorCase
+	if err := json.Unmarshal(line, &c); err != nil {
+		return "error: " + err.Error()
+	}
+	answer := map[string][]bool{}
+	if s, err := labels.Parse(c.Text); err == nil {
+		answer["labels"] = matchEach(s, c.Sets)
+	}
+	if s, err := annotations.ParseFilter(c.Text); err == nil {
+		answer["setBased"] = matchEach(s, c.Sets)
+	}
+	out, err := json.Marshal(answer)
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	return string(out)
+}
+
+func matchEach(s labels.Selector, sets []map[string]string) []bool {
+	out := make([]bool, len(sets))
+	for i, set := range sets {
+		out[i] = s.Matches(labels.Set(set))
+	}
+	return out
 }

@@ -28,6 +28,32 @@ pub fn is_label_value(value: &str) -> bool {
                 .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.')))
 }
 
+/// A DNS-1123 subdomain, as a label key's prefix is: at most 253 octets of dot-separated
+/// lower-case alphanumerics with inner dashes. As in apimachinery, no label length is checked.
+pub fn is_dns1123_subdomain(name: &str) -> bool {
+    let alphanumeric = |b: &u8| b.is_ascii_lowercase() || b.is_ascii_digit();
+    name.len() <= 253
+        && name.split('.').all(|label| {
+            let bytes = label.as_bytes();
+            bytes.first().is_some_and(alphanumeric)
+                && bytes.last().is_some_and(alphanumeric)
+                && bytes.iter().all(|b| alphanumeric(b) || *b == b'-')
+        })
+}
+
+/// A qualified name, as a label or annotation key is: an optional DNS-1123 subdomain prefix
+/// and '/', then a name of 1 to 63 letters, digits, '-', '_' and '.', starting and ending with
+/// a letter or digit (apimachinery's `IsQualifiedName`).
+pub fn is_qualified_name(key: &str) -> bool {
+    let (prefix, name) = match key.split_once('/') {
+        None => (None, key),
+        Some((prefix, name)) => (Some(prefix), name),
+    };
+    !name.is_empty()
+        && is_label_value(name)
+        && prefix.is_none_or(|p| !p.is_empty() && is_dns1123_subdomain(p))
+}
+
 fn is_label(name: &str, first: impl Fn(&u8) -> bool) -> bool {
     let alphanumeric = |b: &u8| b.is_ascii_lowercase() || b.is_ascii_digit();
     let bytes = name.as_bytes();
@@ -63,6 +89,37 @@ mod tests {
         for (name, dns1123, dns1035) in table {
             assert_eq!(is_dns1123_label(name), *dns1123, "{name:?}");
             assert_eq!(is_dns1035_label(name), *dns1035, "{name:?}");
+        }
+    }
+
+    #[test]
+    fn qualified_names_are_a_name_with_an_optional_subdomain_prefix() {
+        let long_name = format!("example.com/{}", "a".repeat(64));
+        let long_prefix = format!("{}/a", vec!["a".repeat(63); 4].join("."));
+        // apimachinery bounds the prefix, not its labels.
+        let long_label_prefix = format!("{}.com/a", "a".repeat(64));
+        let table: &[(&str, bool)] = &[
+            ("team", true),
+            ("App.Name_v2", true),
+            ("example.com/team", true),
+            ("external-dns.alpha.kubernetes.io/hostname", true),
+            ("", false),
+            ("example.com/", false),
+            ("/team", false),
+            ("a/b/c", false),
+            ("Example.com/team", false),
+            ("-example.com/team", false),
+            ("example-.com/team", false),
+            ("example..com/team", false),
+            ("example.com/-team", false),
+            ("team_", false),
+            ("te am", false),
+            (&long_name, false),
+            (&long_prefix, false),
+            (&long_label_prefix, true),
+        ];
+        for (key, want) in table {
+            assert_eq!(is_qualified_name(key), *want, "{key:?}");
         }
     }
 

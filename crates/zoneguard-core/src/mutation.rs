@@ -174,9 +174,10 @@ pub fn to_patch(object: &Node<'_>, injections: &[Injection]) -> Vec<AddOp> {
 }
 
 /// The object's annotations with the injections added, in an object that holds nothing else
-/// but the `spec` fields of [`source::PUBLISHING_SPEC_FIELDS`]: all the rules read to judge an
-/// injected value (its hostname, TTL or source annotation), whether external-dns reads the
-/// object (its Ingress class or Service type) and whether a Service publishes it. Without those
+/// but its labels and the `spec` fields of [`source::PUBLISHING_SPEC_FIELDS`]: all the rules
+/// read to judge an injected value (its hostname, TTL or source annotation), whether
+/// external-dns reads the object (its label and annotation filters, Ingress class or Service
+/// type) and whether a Service publishes it. Without those
 /// every Service would read as ClusterIP, and judging its hostname would write a warning.
 pub fn annotations_after<'a>(object: &Node<'a>, injections: &'a [Injection]) -> Node<'a> {
     let mut annotations = annotation::map(object).cloned().unwrap_or_default();
@@ -186,6 +187,9 @@ pub fn annotations_after<'a>(object: &Node<'a>, injections: &'a [Injection]) -> 
     }
     let mapping = |members| Node::Object(Object::new(members));
     let mut metadata = vec![(Cow::Borrowed("annotations"), Node::Object(annotations))];
+    if let Some(labels) = crate::path::at(object, &["metadata", "labels"]) {
+        metadata.push((Cow::Borrowed("labels"), labels.clone()));
+    }
     let spec = object.get("spec");
     let mut publishing: Vec<_> = source::PUBLISHING_SPEC_FIELDS
         .into_iter()
@@ -257,7 +261,9 @@ mod tests {
         // A NodePort Service keeps its name and ports: its SRV names are made of them.
         let node_port = json!({"metadata": {"name": "web", "labels": {"a": "b"}},
                                "spec": {"type": "NodePort", "ports": [{"port": 80}], "selector": {}}});
-        let want = json!({"metadata": {"name": "web", "annotations": {"external-dns.alpha.kubernetes.io/ttl": "60"}},
+        // Its labels stay too: external-dns may read only some labels (sources.labelFilter).
+        let want = json!({"metadata": {"name": "web", "labels": {"a": "b"},
+                                       "annotations": {"external-dns.alpha.kubernetes.io/ttl": "60"}},
                           "spec": {"type": "NodePort", "ports": [{"port": 80}]}});
         let after = annotations_after(&Node::from(&node_port), &injections);
         assert_eq!(after.to_value(), want);

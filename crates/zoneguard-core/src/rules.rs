@@ -13,6 +13,7 @@ mod words;
 
 use crate::arn::RoleArn;
 use crate::filter::DomainFilter;
+use crate::selector::Selector;
 use crate::trust::TrustPolicy;
 use combine::Parsed;
 pub use compile::INJECT_KINDS;
@@ -69,6 +70,13 @@ pub struct SourceFlags {
     pub ingress_class_names: Vec<String>,
     /// `--service-type-filter`: the Service types external-dns reads; empty = every type.
     pub service_types: Vec<String>,
+    /// `--label-filter`: the labels of the Ingresses, Services, routes and DNSEndpoints
+    /// external-dns reads; `None` = every object.
+    pub label_filter: Option<Selector>,
+    /// `--annotation-filter`: the same over their annotations.
+    pub annotation_filter: Option<Selector>,
+    /// `--gateway-label-filter`: the labels of the Gateways external-dns reads.
+    pub gateway_label_filter: Option<Selector>,
 }
 
 /// external-dns TXT registry affixes.

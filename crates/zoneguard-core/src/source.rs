@@ -1,7 +1,7 @@
 //! Which hostnames an object asks external-dns to publish, and from which fields (SPEC §2.1, §7.4).
 
 use crate::annotation::{self, HostnameSource};
-use crate::rules::RuleSet;
+use crate::rules::{RuleSet, SourceFlags};
 use crate::tree::Node;
 use crate::verdict::{Reason, Violation};
 use std::fmt;
@@ -36,6 +36,18 @@ impl Kind {
             ("gateway.networking.k8s.io", "Gateway") => Some(Self::Gateway),
             ("externaldns.k8s.io", "DNSEndpoint") => Some(Self::DnsEndpoint),
             _ => None,
+        }
+    }
+
+    /// The kind in a message: `Ingress`, `route`, `DNSEndpoint`.
+    fn noun(self) -> &'static str {
+        match self {
+            Self::Ingress => "Ingress",
+            Self::Service => "Service",
+            Self::RouteWithHostnames | Self::RouteWithoutHostnames => "route",
+            Self::Gateway => "Gateway",
+            Self::DnsEndpoint => "DNSEndpoint",
+            Self::ServiceAccount => "ServiceAccount",
         }
     }
 
@@ -213,22 +225,70 @@ pub fn extract(rules: &RuleSet, kind: Kind, object: &Node<'_>) -> Extracted {
 /// not set.
 pub const INGRESS_CLASS_ANNOTATION: &str = "kubernetes.io/ingress.class";
 
-/// `Some` when external-dns's `--ingress-class` or `--service-type-filter`
-/// (`sources.ingressClassNames`, `sources.serviceTypeFilter`) makes it skip this Ingress or
-/// Service whole, so that nothing of it is judged; it holds the warning that says so when the
-/// object carries an external-dns annotation (an object that asks external-dns for nothing,
-/// such as an Ingress of an internal class, is skipped silently).
+/// `Some` when one of external-dns's filter flags (`sources.annotationFilter`, `labelFilter`,
+/// `gatewayLabelFilter`, `ingressClassNames`, `serviceTypeFilter`) makes it skip this object
+/// whole, so that nothing of it is judged; it holds the warning that says so when the object
+/// asks external-dns for something: a DNSEndpoint always does, another object when it carries
+/// an external-dns annotation (an Ingress of an internal class with none is skipped silently).
 fn filtered_out(rules: &RuleSet, kind: Kind, object: &Node<'_>) -> Option<Option<String>> {
-    let why = match kind {
-        Kind::Ingress => ingress_class_skip(&rules.sources.ingress_class_names, object)?,
-        Kind::Service => service_type_skip(&rules.sources.service_types, object)?,
-        _ => return None,
+    let why = selector_skip(&rules.sources, kind, object).or_else(|| match kind {
+        Kind::Ingress => ingress_class_skip(&rules.sources.ingress_class_names, object),
+        Kind::Service => service_type_skip(&rules.sources.service_types, object),
+        _ => None,
+    })?;
+    let asks = kind == Kind::DnsEndpoint
+        || annotation::map(object).is_some_and(|m| {
+            m.keys()
+                .any(|k| annotation::prefixes(rules).any(|p| k.starts_with(p)))
+        });
+    let noun = kind.noun();
+    Some(asks.then(|| format!("{why}: external-dns skips this {noun} and publishes none of its hostnames, so zoneguard does not check them")))
+}
+
+/// external-dns's selector flags, in the order its informers apply them: the annotation filter,
+/// then the label filter, for every kind it reads but Gateways, which have their own label
+/// filter. The reason when one does not select `object`.
+fn selector_skip(flags: &SourceFlags, kind: Kind, object: &Node<'_>) -> Option<String> {
+    let annotations = (
+        "annotation",
+        "sources.annotationFilter",
+        &flags.annotation_filter,
+    );
+    let filters = match kind {
+        Kind::ServiceAccount => [None, None],
+        Kind::Gateway => [
+            None,
+            Some((
+                "label",
+                "sources.gatewayLabelFilter",
+                &flags.gateway_label_filter,
+            )),
+        ],
+        _ => [
+            Some(annotations),
+            Some(("label", "sources.labelFilter", &flags.label_filter)),
+        ],
     };
-    let asks = annotation::map(object).is_some_and(|m| {
-        m.keys()
-            .any(|k| annotation::prefixes(rules).any(|p| k.starts_with(p)))
-    });
-    Some(asks.then(|| format!("{why}: external-dns skips this {kind:?} and publishes none of its hostnames, so zoneguard does not check them")))
+    filters
+        .into_iter()
+        .flatten()
+        .find_map(|(what, setting, filter)| {
+            let filter = filter.as_ref()?;
+            let map = match what {
+                "annotation" => annotation::map(object),
+                _ => crate::path::at(object, &["metadata", "labels"]).and_then(Node::as_object),
+            };
+            let (unmet, value) = filter.first_unmet(|k| map?.get(k)?.as_str())?;
+            let key = unmet.key();
+            let found = value.map_or_else(
+                || format!("there is no {what} {key:?}"),
+                |v| format!("the {what} {key:?} is {v:?}"),
+            );
+            Some(format!(
+                "metadata.{what}s do not meet {setting} {:?}: {unmet} does not hold, as {found}",
+                filter.text()
+            ))
+        })
 }
 
 /// external-dns's `filterByIngressClass`: `spec.ingressClassName` when set and not empty, else
@@ -664,6 +724,132 @@ mod tests {
                 !names.is_empty(),
                 "{what}: without the rule every Ingress is read"
             );
+        }
+    }
+
+    #[test]
+    fn objects_external_dns_s_label_and_annotation_filters_do_not_select_are_not_checked() {
+        let hostname = "external-dns.alpha.kubernetes.io/hostname";
+        let rules = r#"sources: {labelFilter: "env in (prod), !legacy", annotationFilter: "team", gatewayLabelFilter: "edge=true"}"#;
+        let object = |labels: serde_json::Value, annotations: serde_json::Value| {
+            serde_json::json!({"metadata": {"labels": labels, "annotations": annotations},
+                "spec": {"rules": [{"host": "r.example.net"}], "hostnames": ["r.example.net"],
+                         "listeners": [{"hostname": "l.example.net"}],
+                         "endpoints": [{"dnsName": "e.example.net"}]}})
+        };
+        let prod = serde_json::json!({"env": "prod"});
+        let team = serde_json::json!({"team": "web", hostname: "a.example.net"});
+        // (what, kind, labels, annotations, read, the warning it gets when skipped)
+        let cases: &[(
+            &str,
+            Kind,
+            serde_json::Value,
+            serde_json::Value,
+            bool,
+            Option<&str>,
+        )] = &[
+            (
+                "both met",
+                Kind::Ingress,
+                prod.clone(),
+                team.clone(),
+                true,
+                None,
+            ),
+            (
+                "a route, both met",
+                Kind::RouteWithHostnames,
+                prod.clone(),
+                team.clone(),
+                true,
+                None,
+            ),
+            (
+                "a label value not listed",
+                Kind::Ingress,
+                serde_json::json!({"env": "dev"}),
+                team.clone(),
+                false,
+                Some(
+                    r#"metadata.labels do not meet sources.labelFilter "env in (prod), !legacy": env in (prod) does not hold, as the label "env" is "dev": external-dns skips this Ingress"#,
+                ),
+            ),
+            (
+                "a label that must be absent",
+                Kind::Service,
+                serde_json::json!({"env": "prod", "legacy": ""}),
+                team.clone(),
+                false,
+                Some(
+                    r#"metadata.labels do not meet sources.labelFilter "env in (prod), !legacy": !legacy does not hold, as the label "legacy" is "": external-dns skips this Service"#,
+                ),
+            ),
+            (
+                "no labels at all",
+                Kind::RouteWithHostnames,
+                serde_json::Value::Null,
+                team.clone(),
+                false,
+                Some(r#"there is no label "env": external-dns skips this route"#),
+            ),
+            (
+                "the annotation filter first",
+                Kind::Ingress,
+                serde_json::json!({}),
+                serde_json::json!({hostname: "a.example.net"}),
+                false,
+                Some(
+                    r#"metadata.annotations do not meet sources.annotationFilter "team": team does not hold, as there is no annotation "team": external-dns skips this Ingress"#,
+                ),
+            ),
+            (
+                "unmet and asking nothing of external-dns: silent",
+                Kind::Ingress,
+                serde_json::json!({}),
+                serde_json::json!({}),
+                false,
+                None,
+            ),
+            (
+                "a DNSEndpoint always asks",
+                Kind::DnsEndpoint,
+                serde_json::json!({"env": "dev"}),
+                serde_json::json!({"team": "x"}),
+                false,
+                Some(r#"the label "env" is "dev": external-dns skips this DNSEndpoint"#),
+            ),
+            (
+                "a Gateway: only its own label filter",
+                Kind::Gateway,
+                serde_json::json!({"edge": "true"}),
+                serde_json::json!({}),
+                true,
+                None,
+            ),
+            (
+                "a Gateway the gateway filter leaves out",
+                Kind::Gateway,
+                prod.clone(),
+                team.clone(),
+                false,
+                Some(
+                    r#"metadata.labels do not meet sources.gatewayLabelFilter "edge=true": edge=true does not hold, as there is no label "edge": external-dns skips this Gateway"#,
+                ),
+            ),
+        ];
+        for (what, kind, labels, annotations, read, warning) in cases {
+            let object = object(labels.clone(), annotations.clone());
+            let (names, warnings) = names_and_warnings(rules, *kind, object.clone());
+            assert_eq!(!names.is_empty(), *read, "{what}: {names:?}");
+            match warning {
+                Some(w) => assert!(
+                    warnings.len() == 1 && warnings[0].contains(w),
+                    "{what}: {warnings:?}"
+                ),
+                None => assert!(warnings.is_empty(), "{what}: {warnings:?}"),
+            }
+            let (names, _) = names_and_warnings("{}", *kind, object);
+            assert!(!names.is_empty(), "{what}: without the filters it is read");
         }
     }
 

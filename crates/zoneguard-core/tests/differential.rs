@@ -10,6 +10,10 @@ use std::process::{Command, Stdio};
 use serde::Serialize;
 use zoneguard_core::filter::{DomainFilter, FilterSpec};
 
+/// external-dns's label and annotation filters against zoneguard's selectors.
+#[path = "differential/selectors.rs"]
+mod selectors;
+
 /// Cases per run.
 const CASES: usize = 8000;
 /// Fixed seed: a failure reproduces. `ZONEGUARD_DIFF_SEED` (a number) explores others.
@@ -219,8 +223,13 @@ fn compare(case: &Case, go: &str) -> Option<String> {
     })
 }
 
-/// Builds the Go reference into this test's scratch directory.
+/// Builds the Go reference into this test's scratch directory, once for all the tests.
 fn build_reference() -> PathBuf {
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BUILT.get_or_init(build).clone()
+}
+
+fn build() -> PathBuf {
     let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/extdns-reference");
     let binary = Path::new(env!("CARGO_TARGET_TMPDIR")).join("extdns-reference");
     let output = Command::new("go")

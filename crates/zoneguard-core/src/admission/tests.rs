@@ -552,14 +552,17 @@ fn an_inject_rule_that_would_set_a_refused_name_is_blamed() {
     );
 }
 
-#[test]
-fn an_injected_hostname_is_judged_only_on_an_ingress_of_a_class_external_dns_reads() {
-    let rules = rules(
-        "domainFilters: [example.com]\nsources: {ingressClassNames: [public]}\ninject:\n  - kinds: [Ingress]\n    annotations: {external-dns.alpha.kubernetes.io/hostname: '{name}.other.org'}\n",
-    );
-    for (class, allowed) in [("public", false), ("internal", true)] {
+/// Whether /mutate admits an Ingress of `web.example.com` once `sources` is in the rules and
+/// an inject rule adds the hostname `web.other.org`, for each `(path, value, allowed)`: the
+/// Ingress with `value` at `path` (e.g. its class), and whether it should be admitted. The
+/// injection happens either way.
+fn injected_hostname_verdicts(sources: &str, cases: &[(&[&str], serde_json::Value, bool)]) {
+    let rules = rules(&format!(
+        "domainFilters: [example.com]\nsources: {sources}\ninject:\n  - kinds: [Ingress]\n    annotations: {{external-dns.alpha.kubernetes.io/hostname: '{{name}}.other.org'}}\n"
+    ));
+    for (path, value, allowed) in cases {
         let mut object = ingress(&["web.example.com"], json!({}));
-        object["spec"]["ingressClassName"] = json!(class);
+        object[path[0]][path[1]] = value.clone();
         let object = tree(&object);
         let request = req(
             Operation::Create,
@@ -570,9 +573,32 @@ fn an_injected_hostname_is_judged_only_on_an_ingress_of_a_class_external_dns_rea
             None,
         );
         let d = mutate(&rules, &request);
-        assert_eq!(d.allowed, allowed, "{class}: {:?}", d.violations);
-        assert_eq!(d.patch.len(), 1, "{class}: injected either way");
+        assert_eq!(d.allowed, *allowed, "{value}: {:?}", d.violations);
+        assert_eq!(d.patch.len(), 1, "{value}: injected either way");
     }
+}
+
+#[test]
+fn an_injected_hostname_is_judged_only_on_an_ingress_of_a_class_external_dns_reads() {
+    let class: &[&str] = &["spec", "ingressClassName"];
+    injected_hostname_verdicts(
+        "{ingressClassNames: [public]}",
+        &[
+            (class, json!("public"), false),
+            (class, json!("internal"), true),
+        ],
+    );
+}
+
+#[test]
+fn an_injected_hostname_is_judged_by_the_labels_and_annotations_the_object_will_have() {
+    // The annotation filter asks for the very annotation the rule injects: once injected,
+    // external-dns reads the object, so the injected name is judged.
+    let labels: &[&str] = &["metadata", "labels"];
+    injected_hostname_verdicts(
+        "{labelFilter: 'expose=public', annotationFilter: 'external-dns.alpha.kubernetes.io/hostname'}",
+        &[(labels, json!({"expose": "public"}), false), (labels, json!({}), true)],
+    );
 }
 
 #[test]

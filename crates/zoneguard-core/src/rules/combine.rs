@@ -114,6 +114,24 @@ impl<'a> Combiner<'a> {
         );
         union(&mut o.ingress_class_names, s.ingress_class_names);
         union(&mut o.service_type_filter, s.service_type_filter);
+        self.scalar(
+            src,
+            "sources.labelFilter",
+            &mut o.label_filter,
+            s.label_filter,
+        );
+        self.scalar(
+            src,
+            "sources.annotationFilter",
+            &mut o.annotation_filter,
+            s.annotation_filter,
+        );
+        self.scalar(
+            src,
+            "sources.gatewayLabelFilter",
+            &mut o.gateway_label_filter,
+            s.gateway_label_filter,
+        );
     }
 
     fn registry(&mut self, src: (&'a str, &str), o: &mut RegistryDoc, r: RegistryDoc) {

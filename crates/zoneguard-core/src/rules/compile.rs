@@ -1,6 +1,6 @@
 //! Checks a rules document and compiles it into a `RuleSet`.
 
-use super::document::{InjectDoc, IrsaDoc, NamespaceDoc, RulesDoc};
+use super::document::{InjectDoc, IrsaDoc, NamespaceDoc, RulesDoc, SourcesDoc};
 use super::locate::line_of;
 use super::path::KeyPath;
 use super::{
@@ -9,6 +9,7 @@ use super::{
 use crate::annotation;
 use crate::arn::RoleArn;
 use crate::filter::{DomainFilter, FilterError, FilterSpec};
+use crate::selector::Selector;
 use crate::trust::TrustPolicy;
 use std::collections::BTreeMap;
 
@@ -118,6 +119,23 @@ fn sources(doc: &RulesDoc, errors: &mut Vec<CompileError>) -> SourceFlags {
     let path = base.key("serviceTypeFilter");
     let empty = " (leave the list empty to read every type)";
     check_service_types(&s.service_type_filter, &path, empty, errors);
+    let filter = |key: &str, text: &Option<String>, grammar: Grammar, errors: &mut Vec<_>| {
+        object_filter(base.key(key), text.as_deref()?, grammar, errors)
+    };
+    let label_filter = filter("labelFilter", &s.label_filter, Grammar::Labels, errors);
+    let annotation_filter = filter(
+        "annotationFilter",
+        &s.annotation_filter,
+        Grammar::SetBased,
+        errors,
+    );
+    let gateway_label_filter = filter(
+        "gatewayLabelFilter",
+        &s.gateway_label_filter,
+        Grammar::SetBased,
+        errors,
+    );
+    check_annotation_filter(annotation_filter.as_ref(), s, &base, errors);
     SourceFlags {
         ignore_hostname_annotation: s.ignore_hostname_annotation.unwrap_or(false),
         ignore_ingress_tls_spec: s.ignore_ingress_tls_spec.unwrap_or(false),
@@ -125,6 +143,59 @@ fn sources(doc: &RulesDoc, errors: &mut Vec<CompileError>) -> SourceFlags {
         publish_internal_services: s.publish_internal_services.unwrap_or(false),
         ingress_class_names: s.ingress_class_names.clone(),
         service_types: s.service_type_filter.clone(),
+        label_filter,
+        annotation_filter,
+        gateway_label_filter,
+    }
+}
+
+/// The two readings of a selector external-dns's filter flags use.
+#[derive(Clone, Copy)]
+enum Grammar {
+    /// `labels.Parse` (`--label-filter`).
+    Labels,
+    /// `metav1.ParseToLabelSelector` (`--annotation-filter`, `--gateway-label-filter`).
+    SetBased,
+}
+
+/// A `sources` selector, compiled; a refusal says why external-dns would refuse it too.
+fn object_filter(
+    path: KeyPath,
+    text: &str,
+    grammar: Grammar,
+    errors: &mut Vec<CompileError>,
+) -> Option<Selector> {
+    let parsed = match grammar {
+        Grammar::Labels => Selector::parse_labels(text),
+        Grammar::SetBased => Selector::parse_set_based(text),
+    };
+    match parsed {
+        Ok(selector) => Some(selector).filter(|s| !s.is_empty()),
+        Err(e) => {
+            errors.push(CompileError::new(path, format!("{text:?} is not a selector external-dns accepts ({e}); with it external-dns refuses to start. Write requirements such as `team=web`, `env in (prod,staging)`, `!legacy`, separated by commas")));
+            None
+        }
+    }
+}
+
+/// What external-dns refuses or cannot see in an annotation filter: the ingress class annotation
+/// beside `--ingress-class`, and kubectl's last-applied annotation, which its informers drop
+/// before they filter most objects.
+fn check_annotation_filter(
+    filter: Option<&Selector>,
+    s: &SourcesDoc,
+    base: &KeyPath,
+    errors: &mut Vec<CompileError>,
+) {
+    let Some(filter) = filter else { return };
+    let path = || base.key("annotationFilter");
+    let class = crate::source::INGRESS_CLASS_ANNOTATION;
+    if filter.names(class) && !s.ingress_class_names.is_empty() {
+        errors.push(CompileError::new(path(), format!("names the {class} annotation while sources.ingressClassNames is set: external-dns refuses to start with both (--ingress-class is mutually exclusive with an annotation filter on {class}); keep one of them")));
+    }
+    let applied = crate::fields::LAST_APPLIED;
+    if filter.names(applied) {
+        errors.push(CompileError::new(path(), format!("names the {applied} annotation, which external-dns removes from Ingresses, Services and routes before it filters them; filter on another annotation")));
     }
 }
 
@@ -344,18 +415,7 @@ fn check_fixed_value(key: &str, value: &str, prefix: Option<&str>) -> Result<(),
 
 /// Kubernetes annotation key syntax: optional DNS-subdomain prefix and `/`, then a name.
 fn check_annotation_key(key: &str) -> Result<(), String> {
-    let (prefix, name) = key.rsplit_once('/').map_or(("", key), |(p, n)| (p, n));
-    // The name part has a label value's syntax, and is never empty.
-    let name_ok = !name.is_empty() && crate::k8s_name::is_label_value(name);
-    let prefix_ok = !key.contains('/')
-        || (!prefix.is_empty()
-            && prefix.len() <= 253
-            && prefix.split('.').all(|l| {
-                !l.is_empty()
-                    && l.chars()
-                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-            }));
-    if name_ok && prefix_ok {
+    if crate::k8s_name::is_qualified_name(key) {
         Ok(())
     } else {
         Err(format!("{key:?} is not a valid annotation key (an optional DNS-name prefix and '/', then up to 63 letters, digits, '-', '_' or '.')"))

@@ -68,6 +68,12 @@ pub struct SourcesDoc {
     /// `--service-type-filter`: the only Service types external-dns reads; empty = every type.
     #[serde(default, deserialize_with = "null_as_default")]
     pub service_type_filter: Vec<String>,
+    /// `--label-filter`: a label selector the objects external-dns reads must meet.
+    pub label_filter: Option<String>,
+    /// `--annotation-filter`: a selector over annotations the objects external-dns reads must meet.
+    pub annotation_filter: Option<String>,
+    /// `--gateway-label-filter`: a selector over labels the Gateways external-dns reads must meet.
+    pub gateway_label_filter: Option<String>,
 }
 
 /// external-dns TXT registry flags.

@@ -48,7 +48,7 @@ fn json_documents_parse_like_yaml() {
 
 #[test]
 fn errors_name_the_key_and_the_line() {
-    let table: [(&str, &str, usize, &str); 11] = [
+    let table: [(&str, &str, usize, &str); 16] = [
         (
             "domainFilters: [a.com]\nfoo: 1\n",
             "foo",
@@ -109,6 +109,36 @@ fn errors_name_the_key_and_the_line() {
             "sources.serviceTypeFilter[0]",
             1,
             "use one of ClusterIP, NodePort, LoadBalancer, ExternalName",
+        ),
+        (
+            "sources:\n  labelFilter: 'env in (prod'\n",
+            "sources.labelFilter",
+            2,
+            "\"env in (prod\" is not a selector external-dns accepts (found 'end of string', expected ',' or ')'); with it external-dns refuses to start",
+        ),
+        (
+            "sources: {annotationFilter: 'team!=db'}\n",
+            "sources.annotationFilter",
+            1,
+            "write team notin (db)",
+        ),
+        (
+            "sources: {gatewayLabelFilter: 'shard>2'}\n",
+            "sources.gatewayLabelFilter",
+            1,
+            "only by --label-filter",
+        ),
+        (
+            "sources:\n  ingressClassNames: [public]\n  annotationFilter: kubernetes.io/ingress.class=public\n",
+            "sources.annotationFilter",
+            3,
+            "external-dns refuses to start with both",
+        ),
+        (
+            "sources: {annotationFilter: '!kubectl.kubernetes.io/last-applied-configuration'}\n",
+            "sources.annotationFilter",
+            1,
+            "removes from Ingresses, Services and routes before it filters them",
         ),
     ];
     for (text, key, line, needle) in table {
@@ -200,6 +230,45 @@ fn several_sources_union_their_lists() {
     let rules = RuleSet::from_sources(&[c, d]).unwrap_or_else(|e| panic!("{e:?}"));
     assert_eq!(rules.sources.ingress_class_names, ["public", "edge"]);
     assert_eq!(rules.sources.service_types, ["LoadBalancer", "NodePort"]);
+}
+
+#[test]
+fn selector_filters_compile_and_an_empty_one_selects_everything() {
+    let rules = RuleSet::parse(
+        "r",
+        "sources: {labelFilter: 'env in (prod)', annotationFilter: '', gatewayLabelFilter: ' '}\n",
+    )
+    .unwrap_or_else(|e| panic!("{e:?}"));
+    let label = rules.sources.label_filter.expect("a label filter");
+    assert_eq!(label.text(), "env in (prod)");
+    assert!(label.matches(|_| Some("prod")));
+    assert!(rules.sources.annotation_filter.is_none());
+    assert!(rules.sources.gateway_label_filter.is_none());
+}
+
+#[test]
+fn two_sources_with_different_selector_filters_are_a_conflict() {
+    let a = RuleSource {
+        name: "ConfigMap zoneguard/a",
+        text: "sources: {labelFilter: team=web}\n",
+    };
+    let same = RuleSource {
+        name: "ConfigMap zoneguard/same",
+        text: "sources: {labelFilter: team=web}\n",
+    };
+    let b = RuleSource {
+        name: "ConfigMap zoneguard/b",
+        text: "sources:\n  labelFilter: team=db\n",
+    };
+    assert!(RuleSet::from_sources(&[a.clone(), same]).is_ok());
+    let errors = RuleSet::from_sources(&[a, b]).err().unwrap_or_default();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    let e = &errors[0];
+    assert_eq!(
+        (e.source_name.as_str(), e.line, e.key.as_str()),
+        ("ConfigMap zoneguard/b", 2, "sources.labelFilter")
+    );
+    assert!(e.message.contains("ConfigMap zoneguard/a"), "{e}");
 }
 
 #[test]
@@ -1076,6 +1145,11 @@ fn an_inject_annotation_key_must_have_the_syntax_kubernetes_gives_annotation_key
         ("a.io/ttl.", false),
         ("a.io/t tl", false),
         ("A.io/ttl", false),
+        // The prefix is a DNS subdomain: its labels start and end with a letter or digit.
+        ("-a.io/ttl", false),
+        ("a-.io/ttl", false),
+        ("a..io/ttl", false),
+        ("a.io/b/ttl", false),
     ];
     for (key, valid) in table {
         let text = format!("inject:\n- annotations: {{'{key}': '1'}}\n");
