@@ -729,6 +729,7 @@ mod tests {
 
     #[test]
     fn objects_external_dns_s_label_and_annotation_filters_do_not_select_are_not_checked() {
+        use serde_json::Value as Json;
         let hostname = "external-dns.alpha.kubernetes.io/hostname";
         let rules = r#"sources: {labelFilter: "env in (prod), !legacy", annotationFilter: "team", gatewayLabelFilter: "edge=true"}"#;
         let object = |labels: serde_json::Value, annotations: serde_json::Value| {
@@ -740,14 +741,8 @@ mod tests {
         let prod = serde_json::json!({"env": "prod"});
         let team = serde_json::json!({"team": "web", hostname: "a.example.net"});
         // (what, kind, labels, annotations, read, the warning it gets when skipped)
-        let cases: &[(
-            &str,
-            Kind,
-            serde_json::Value,
-            serde_json::Value,
-            bool,
-            Option<&str>,
-        )] = &[
+        type Case<'a> = (&'a str, Kind, Json, Json, bool, Option<&'a str>);
+        let cases: &[Case] = &[
             (
                 "both met",
                 Kind::Ingress,

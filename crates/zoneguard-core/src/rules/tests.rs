@@ -260,7 +260,7 @@ fn two_sources_with_different_selector_filters_are_a_conflict() {
         name: "ConfigMap zoneguard/b",
         text: "sources:\n  labelFilter: team=db\n",
     };
-    assert!(RuleSet::from_sources(&[a.clone(), same]).is_ok());
+    assert!(RuleSet::from_sources(&[a, same]).is_ok());
     let errors = RuleSet::from_sources(&[a, b]).err().unwrap_or_default();
     assert_eq!(errors.len(), 1, "{errors:?}");
     let e = &errors[0];

@@ -75,7 +75,9 @@ fn label_filters_parse_as_apimachinery_parses_them() {
 
 #[test]
 fn selectors_match_as_apimachinery_requirements_do() {
-    let table: &[(&str, &[(&str, &str)], bool)] = &[
+    // (selector, labels, selected)
+    type Case<'a> = (&'a str, &'a [(&'a str, &'a str)], bool);
+    let table: &[Case] = &[
         ("", &[], true),
         ("a", &[("a", "")], true),
         ("a", &[], false),
