@@ -9,6 +9,8 @@
 #   manifests/cert-manager/  vs  helm template --set namespace.create=true,certManager.enabled=true
 #   manifests/ with the component manifests/monitoring/
 #                            vs  helm template --set namespace.create=true,serviceMonitor.enabled=true
+#   manifests/ with the component manifests/network-policy/
+#                            vs  helm template --set namespace.create=true,networkPolicy.enabled=true
 #
 # Needs helm and kubectl (built by scripts/tools.sh when missing) and python3
 # with PyYAML.
@@ -93,6 +95,12 @@ manifests="$(realpath --relative-to="$work/monitoring" "$ROOT/manifests")"
 printf 'resources: [%s]\ncomponents: [%s/monitoring]\n' "$manifests" "$manifests" \
   >"$work/monitoring/kustomization.yaml"
 compare "ServiceMonitor" "$work/monitoring" --set namespace.create=true --set serviceMonitor.enabled=true
+
+# The same with the network-policy component.
+mkdir -p "$work/network-policy"
+printf 'resources: [%s]\ncomponents: [%s/network-policy]\n' "$manifests" "$manifests" \
+  >"$work/network-policy/kustomization.yaml"
+compare "NetworkPolicy" "$work/network-policy" --set namespace.create=true --set networkPolicy.enabled=true
 
 if [[ $failed -gt 0 ]]; then
   exit 1

@@ -193,6 +193,10 @@ check "helm template --set certManager.enabled=true | kubectl apply --dry-run=se
 check "helm template --set serviceMonitor.enabled=true | kubectl apply --dry-run=server" ok "not:Warning" \
   "servicemonitor.monitoring.coreos.com/zoneguard created (server dry run)" -- \
   helm_dry_run --set serviceMonitor.enabled=true
+check "helm template --set networkPolicy.enabled=true | kubectl apply --dry-run=server" ok "not:Warning" \
+  "networkpolicy.networking.k8s.io/zoneguard created (server dry run)" -- \
+  helm_dry_run --set networkPolicy.enabled=true \
+  --set-json 'networkPolicy.webhookFrom=[{"ipBlock":{"cidr":"10.0.0.0/8"}}]'
 helm_vs_kustomize() { HELM="$HELM" KUBECTL="$KUBECTL" "$E2E/helm-vs-kustomize.sh"; }
 check "helm template and kubectl kustomize render the same objects" ok -- helm_vs_kustomize
 
