@@ -595,3 +595,41 @@ fn objects_external_dns_s_label_and_annotation_filters_leave_out_are_admitted_un
         "hostname-outside-filters"
     );
 }
+
+#[test]
+fn objects_outside_the_namespace_external_dns_reads_are_admitted_unchecked() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rules = dir.path().join("rules.yaml");
+    let text = "domainFilters: [example.com]\nsources: {namespace: dns-public}\n";
+    std::fs::write(&rules, text).expect("write rules");
+    let ingress = |namespace: &str| {
+        format!("apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {{name: web, namespace: {namespace}}}\nspec: {{rules: [{{host: web.corp.internal}}]}}\n")
+    };
+    let manifests = [ingress("shop"), ingress("dns-public")].join("---\n");
+    let rules = rules.display().to_string();
+    let out = zoneguard(
+        &["check", "--rules", &rules, "--output", "json", "-"],
+        Some(manifests.as_bytes()),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let doc = json_of(&out);
+    let allowed: Vec<bool> = doc["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|r| r["allowed"].as_bool().unwrap_or(false))
+        .collect();
+    assert_eq!(allowed, [true, false]);
+    // Without metadata.namespace, --namespace decides.
+    let bare = "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: web}\nspec: {rules: [{host: web.corp.internal}]}\n";
+    let out = zoneguard(
+        &["check", "--rules", &rules, "--namespace", "shop", "-"],
+        Some(bare.as_bytes()),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}

@@ -674,6 +674,15 @@ check "the selector rule ConfigMap deleted" ok "deleted" -- \
   kc delete configmap zoneguard-rules-selectors --namespace zoneguard
 takes_effect "with it deleted, an Ingress of any labels is checked again" \
   "private.corp.internal still admitted" labelled_denied private private.corp.internal '{dns: private}'
+check "a rule ConfigMap naming the one namespace external-dns reads is accepted" ok \
+  "configmap/zoneguard-rules-namespace created" -- \
+  apply < <(rules_configmap zoneguard-rules-namespace "sources: {namespace: dns-public}")
+takes_effect "an Ingress in another namespace is admitted unchecked" \
+  "elsewhere.corp.internal still refused" labelled_admitted elsewhere elsewhere.corp.internal '{}'
+check "the namespace rule ConfigMap deleted" ok "deleted" -- \
+  kc delete configmap zoneguard-rules-namespace --namespace zoneguard
+takes_effect "with it deleted, an Ingress in any namespace is checked again" \
+  "elsewhere.corp.internal still admitted" labelled_denied elsewhere elsewhere.corp.internal '{}'
 check "rule ConfigMap with a label filter external-dns would refuse is refused" fail "$RULES_DENIED" \
   "sources.labelFilter" "is not a selector external-dns accepts" -- \
   apply < <(rules_configmap zoneguard-rules-bad "sources: {labelFilter: 'env in (prod'}")

@@ -199,7 +199,7 @@ fn findings(
         d.warnings = f.warnings;
         return d;
     }
-    let extracted = source::extract(rules, kind, object);
+    let extracted = source::extract(rules, kind, namespace, object);
     d.violations = extracted.violations;
     d.warnings = extracted.warnings;
     // A name often appears twice (an Ingress rule's host and its TLS host). A verdict depends

@@ -77,6 +77,11 @@ pub struct SourceFlags {
     pub annotation_filter: Option<Selector>,
     /// `--gateway-label-filter`: the labels of the Gateways external-dns reads.
     pub gateway_label_filter: Option<Selector>,
+    /// `--namespace`: the one namespace of the Ingresses, Services, routes and DNSEndpoints
+    /// external-dns reads; `None` = every namespace.
+    pub namespace: Option<String>,
+    /// `--gateway-namespace`: the one namespace of the Gateways external-dns reads.
+    pub gateway_namespace: Option<String>,
 }
 
 /// external-dns TXT registry affixes.

@@ -174,8 +174,8 @@ impl Extracted {
     }
 }
 
-/// The hostnames `object` of `kind` asks for under `rules`.
-pub fn extract(rules: &RuleSet, kind: Kind, object: &Node<'_>) -> Extracted {
+/// The hostnames `object` of `kind`, in `namespace`, asks for under `rules`.
+pub fn extract(rules: &RuleSet, kind: Kind, namespace: &str, object: &Node<'_>) -> Extracted {
     let mut out = Extracted::default();
     if matches!(
         kind,
@@ -183,7 +183,7 @@ pub fn extract(rules: &RuleSet, kind: Kind, object: &Node<'_>) -> Extracted {
     ) {
         out.record = Record::Gateway;
     }
-    if let Some(why) = filtered_out(rules, kind, object) {
+    if let Some(why) = filtered_out(rules, kind, namespace, object) {
         out.warnings.extend(why);
         return out;
     }
@@ -225,17 +225,25 @@ pub fn extract(rules: &RuleSet, kind: Kind, object: &Node<'_>) -> Extracted {
 /// not set.
 pub const INGRESS_CLASS_ANNOTATION: &str = "kubernetes.io/ingress.class";
 
-/// `Some` when one of external-dns's filter flags (`sources.annotationFilter`, `labelFilter`,
-/// `gatewayLabelFilter`, `ingressClassNames`, `serviceTypeFilter`) makes it skip this object
-/// whole, so that nothing of it is judged; it holds the warning that says so when the object
-/// asks external-dns for something: a DNSEndpoint always does, another object when it carries
-/// an external-dns annotation (an Ingress of an internal class with none is skipped silently).
-fn filtered_out(rules: &RuleSet, kind: Kind, object: &Node<'_>) -> Option<Option<String>> {
-    let why = selector_skip(&rules.sources, kind, object).or_else(|| match kind {
-        Kind::Ingress => ingress_class_skip(&rules.sources.ingress_class_names, object),
-        Kind::Service => service_type_skip(&rules.sources.service_types, object),
-        _ => None,
-    })?;
+/// `Some` when one of external-dns's filter flags (`sources.namespace`, `gatewayNamespace`,
+/// `annotationFilter`, `labelFilter`, `gatewayLabelFilter`, `ingressClassNames`,
+/// `serviceTypeFilter`) makes it skip this object whole, so that nothing of it is judged; it
+/// holds the warning that says so when the object asks external-dns for something: a
+/// DNSEndpoint always does, another object when it carries an external-dns annotation (an
+/// Ingress of an internal class with none is skipped silently).
+fn filtered_out(
+    rules: &RuleSet,
+    kind: Kind,
+    namespace: &str,
+    object: &Node<'_>,
+) -> Option<Option<String>> {
+    let why = namespace_skip(&rules.sources, kind, namespace)
+        .or_else(|| selector_skip(&rules.sources, kind, object))
+        .or_else(|| match kind {
+            Kind::Ingress => ingress_class_skip(&rules.sources.ingress_class_names, object),
+            Kind::Service => service_type_skip(&rules.sources.service_types, object),
+            _ => None,
+        })?;
     let asks = kind == Kind::DnsEndpoint
         || annotation::map(object).is_some_and(|m| {
             m.keys()
@@ -243,6 +251,18 @@ fn filtered_out(rules: &RuleSet, kind: Kind, object: &Node<'_>) -> Option<Option
         });
     let noun = kind.noun();
     Some(asks.then(|| format!("{why}: external-dns skips this {noun} and publishes none of its hostnames, so zoneguard does not check them")))
+}
+
+/// external-dns's `--namespace` (`--gateway-namespace` for Gateways): its informers list one
+/// namespace only. The reason when `namespace` is another.
+fn namespace_skip(flags: &SourceFlags, kind: Kind, namespace: &str) -> Option<String> {
+    let (setting, read) = match kind {
+        Kind::ServiceAccount => return None,
+        Kind::Gateway => ("sources.gatewayNamespace", &flags.gateway_namespace),
+        _ => ("sources.namespace", &flags.namespace),
+    };
+    let read = read.as_deref().filter(|read| *read != namespace)?;
+    Some(format!("this {} is in the namespace {namespace:?}, and external-dns reads only {read:?} ({setting})", kind.noun()))
 }
 
 /// external-dns's selector flags, in the order its informers apply them: the annotation filter,
@@ -634,7 +654,7 @@ mod tests {
             "external-dns.alpha.kubernetes.io/hostname": "a.example.com.",
             "external-dns.kubernetes.io/internal-hostname": "b.example.com"}},
             "spec": {"type": "NodePort", "ports": [{"port": 80}, {"port": 53, "protocol": "UDP"}]}});
-        let out = extract(&rules, Kind::Service, &Node::from(&svc));
+        let out = extract(&rules, Kind::Service, "default", &Node::from(&svc));
         let got: Vec<(&str, Record)> = out
             .candidates
             .iter()
@@ -666,7 +686,7 @@ mod tests {
             (Kind::Ingress, Record::Address),
         ];
         for (kind, want) in table {
-            let out = extract(&rules, kind, &Node::from(&annotated));
+            let out = extract(&rules, kind, "default", &Node::from(&annotated));
             assert!(!out.candidates.is_empty(), "{kind:?}");
             assert!(out.candidates.iter().all(|c| c.record == want), "{kind:?}");
         }
@@ -679,7 +699,7 @@ mod tests {
         object: serde_json::Value,
     ) -> (Vec<String>, Vec<String>) {
         let rules = RuleSet::parse("r", rules).expect("rules");
-        let out = extract(&rules, kind, &Node::from(&object));
+        let out = extract(&rules, kind, "default", &Node::from(&object));
         (
             out.candidates.into_iter().map(|c| c.name).collect(),
             out.warnings,
@@ -724,6 +744,61 @@ mod tests {
                 !names.is_empty(),
                 "{what}: without the rule every Ingress is read"
             );
+        }
+    }
+
+    #[test]
+    fn objects_outside_the_one_namespace_external_dns_reads_are_not_checked() {
+        let rules = RuleSet::parse(
+            "r",
+            "sources: {namespace: dns-public, gatewayNamespace: gateways}",
+        )
+        .expect("rules");
+        let object = serde_json::json!({"metadata": {"annotations": {
+            "external-dns.alpha.kubernetes.io/ttl": "60"}},
+            "spec": {"rules": [{"host": "r.example.net"}], "listeners": [{"hostname": "l.example.net"}],
+                     "hostnames": ["h.example.net"]}});
+        let object = Node::from(&object);
+        // (kind, namespace, read, the warning when skipped)
+        let cases = [
+            (Kind::Ingress, "dns-public", true, None),
+            (
+                Kind::Ingress,
+                "shop",
+                false,
+                Some(
+                    r#"this Ingress is in the namespace "shop", and external-dns reads only "dns-public" (sources.namespace): external-dns skips this Ingress"#,
+                ),
+            ),
+            (
+                Kind::RouteWithHostnames,
+                "gateways",
+                false,
+                Some(
+                    r#"this route is in the namespace "gateways", and external-dns reads only "dns-public" (sources.namespace)"#,
+                ),
+            ),
+            (Kind::Gateway, "gateways", true, None),
+            (
+                Kind::Gateway,
+                "dns-public",
+                false,
+                Some(
+                    r#"this Gateway is in the namespace "dns-public", and external-dns reads only "gateways" (sources.gatewayNamespace)"#,
+                ),
+            ),
+        ];
+        for (kind, namespace, read, warning) in cases {
+            let out = extract(&rules, kind, namespace, &object);
+            assert_eq!(!out.candidates.is_empty(), read, "{kind:?} in {namespace}");
+            match warning {
+                Some(w) => assert!(
+                    out.warnings.len() == 1 && out.warnings[0].starts_with(w),
+                    "{kind:?} in {namespace}: {:?}",
+                    out.warnings
+                ),
+                None => assert!(out.warnings.is_empty(), "{:?}", out.warnings),
+            }
         }
     }
 
@@ -933,7 +1008,7 @@ mod tests {
         for controller in ["nginx", "", "DNS-Controller", "dns-controller "] {
             for (kind, object) in objects(controller) {
                 let rules = RuleSet::parse("r", &rules).expect("rules");
-                let out = extract(&rules, kind, &Node::from(&object));
+                let out = extract(&rules, kind, "default", &Node::from(&object));
                 assert!(
                     out.candidates.is_empty(),
                     "{kind:?} {controller:?}: {:?}",
@@ -955,7 +1030,7 @@ mod tests {
         }
         for (kind, object) in objects("dns-controller") {
             let rules = RuleSet::parse("r", &rules).expect("rules");
-            let out = extract(&rules, kind, &Node::from(&object));
+            let out = extract(&rules, kind, "default", &Node::from(&object));
             assert!(!out.candidates.is_empty(), "{kind:?}");
             assert!(!out.violations.is_empty(), "{kind:?}: the ttl is judged");
         }

@@ -796,7 +796,7 @@ fn every_port_of_a_nodeport_service_makes_an_srv_name_per_protocol_even_without_
         json!([{"port": 80}, {"port": 81, "protocol": "TCP"}, {"port": 53, "protocol": "UDP", "nodePort": 30053},
                {"port": 9, "protocol": "SCTP"}]),
     );
-    let made = crate::source::extract(&rules(RULES), Kind::Service, &tree(&svc));
+    let made = crate::source::extract(&rules(RULES), Kind::Service, "default", &tree(&svc));
     let names: Vec<&str> = made.candidates.iter().map(|c| c.name.as_str()).collect();
     assert_eq!(
         names,

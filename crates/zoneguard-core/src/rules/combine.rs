@@ -132,6 +132,13 @@ impl<'a> Combiner<'a> {
             &mut o.gateway_label_filter,
             s.gateway_label_filter,
         );
+        self.scalar(src, "sources.namespace", &mut o.namespace, s.namespace);
+        self.scalar(
+            src,
+            "sources.gatewayNamespace",
+            &mut o.gateway_namespace,
+            s.gateway_namespace,
+        );
     }
 
     fn registry(&mut self, src: (&'a str, &str), o: &mut RegistryDoc, r: RegistryDoc) {

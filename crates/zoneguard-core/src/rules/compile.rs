@@ -136,6 +136,13 @@ fn sources(doc: &RulesDoc, errors: &mut Vec<CompileError>) -> SourceFlags {
         errors,
     );
     check_annotation_filter(annotation_filter.as_ref(), s, &base, errors);
+    let namespace = |key: &str, ns: &Option<String>, errors: &mut Vec<CompileError>| {
+        let ns = ns.as_deref().filter(|ns| !ns.is_empty())?;
+        check_namespace_name(ns, base.key(key), errors);
+        Some(ns.to_string())
+    };
+    let read_namespace = namespace("namespace", &s.namespace, errors);
+    let gateway_namespace = namespace("gatewayNamespace", &s.gateway_namespace, errors);
     SourceFlags {
         ignore_hostname_annotation: s.ignore_hostname_annotation.unwrap_or(false),
         ignore_ingress_tls_spec: s.ignore_ingress_tls_spec.unwrap_or(false),
@@ -146,6 +153,8 @@ fn sources(doc: &RulesDoc, errors: &mut Vec<CompileError>) -> SourceFlags {
         label_filter,
         annotation_filter,
         gateway_label_filter,
+        namespace: read_namespace,
+        gateway_namespace,
     }
 }
 

@@ -74,6 +74,10 @@ pub struct SourcesDoc {
     pub annotation_filter: Option<String>,
     /// `--gateway-label-filter`: a selector over labels the Gateways external-dns reads must meet.
     pub gateway_label_filter: Option<String>,
+    /// `--namespace`: the one namespace external-dns reads; empty = every namespace.
+    pub namespace: Option<String>,
+    /// `--gateway-namespace`: the one namespace external-dns reads Gateways in; empty = every one.
+    pub gateway_namespace: Option<String>,
 }
 
 /// external-dns TXT registry flags.

@@ -48,7 +48,7 @@ fn json_documents_parse_like_yaml() {
 
 #[test]
 fn errors_name_the_key_and_the_line() {
-    let table: [(&str, &str, usize, &str); 16] = [
+    let table: [(&str, &str, usize, &str); 17] = [
         (
             "domainFilters: [a.com]\nfoo: 1\n",
             "foo",
@@ -139,6 +139,12 @@ fn errors_name_the_key_and_the_line() {
             "sources.annotationFilter",
             1,
             "removes from Ingresses, Services and routes before it filters them",
+        ),
+        (
+            "sources:\n  gatewayNamespace: Gateways\n",
+            "sources.gatewayNamespace",
+            2,
+            "is not a namespace name",
         ),
     ];
     for (text, key, line, needle) in table {
@@ -244,6 +250,11 @@ fn selector_filters_compile_and_an_empty_one_selects_everything() {
     assert!(label.matches(|_| Some("prod")));
     assert!(rules.sources.annotation_filter.is_none());
     assert!(rules.sources.gateway_label_filter.is_none());
+    // An empty namespace is every namespace, as for external-dns.
+    let rules = RuleSet::parse("r", "sources: {namespace: '', gatewayNamespace: gw}\n")
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(rules.sources.namespace, None);
+    assert_eq!(rules.sources.gateway_namespace.as_deref(), Some("gw"));
 }
 
 #[test]
