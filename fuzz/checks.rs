@@ -10,6 +10,7 @@ use zoneguard_core::arn::RoleArn;
 use zoneguard_core::filter::{normalize_name, DomainFilter, FilterSpec};
 use zoneguard_core::hostname;
 use zoneguard_core::rules::{RuleSet, RuleSource, TxtRegistry};
+use zoneguard_core::selector::Selector;
 use zoneguard_core::tree::Node;
 use zoneguard_core::trust::{evaluate_web_identity, TrustPolicy, WebIdentity};
 
@@ -167,6 +168,50 @@ pub fn trust_eval(data: &[u8]) {
                 audience,
             };
             let _ = evaluate_web_identity(&policy, &who);
+        }
+    }
+}
+
+/// Any text as a label or annotation filter gives a selector or an error. What the set-based
+/// reading accepts, `labels.Parse`'s accepts too; each requirement, written back as a selector,
+/// parses to itself; matching never panics.
+///
+/// Input: lines. Line 1 is the selector; the others are `key=value` labels (a line without `=`
+/// is a key with the empty value).
+pub fn selector_match(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let mut lines = text.split('\n');
+    let selector = lines.next().unwrap_or("");
+    let labels: Vec<(&str, &str)> = lines
+        .map(|l| l.split_once('=').unwrap_or((l, "")))
+        .collect();
+    let lookup = |k: &str| {
+        labels
+            .iter()
+            .rev()
+            .find(|(key, _)| *key == k)
+            .map(|(_, v)| *v)
+    };
+    let labels_parsed = Selector::parse_labels(selector);
+    let set_based = Selector::parse_set_based(selector);
+    assert!(
+        set_based.is_err() || labels_parsed.is_ok(),
+        "{selector:?}: the set-based reading accepts what labels.Parse refuses"
+    );
+    for parsed in [labels_parsed, set_based].into_iter().flatten() {
+        let matched = parsed.matches(lookup);
+        assert_eq!(matched, parsed.first_unmet(lookup).is_none());
+        for r in parsed.requirements() {
+            let again = Selector::parse_labels(&r.to_string())
+                .unwrap_or_else(|e| panic!("{r} (of {selector:?}) does not parse again: {e}"));
+            assert_eq!(
+                again.requirements(),
+                std::slice::from_ref(r),
+                "{r} (of {selector:?})"
+            );
+            assert_eq!(r.matches(lookup(r.key())), again.matches(lookup));
         }
     }
 }

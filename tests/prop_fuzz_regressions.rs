@@ -43,6 +43,11 @@ fn hostname_match_inputs_never_panic() {
 }
 
 #[test]
+fn selector_match_inputs_give_selectors_or_errors() {
+    replay("selector_match", checks::selector_match);
+}
+
+#[test]
 fn trust_eval_inputs_give_verdicts_or_errors() {
     replay("trust_eval", checks::trust_eval);
 }

@@ -273,7 +273,7 @@ pub fn mutate(rules: &RuleSet, req: &Request<'_>) -> Decision {
     }
     // Only the annotations are judged again: a violation of an injected value is all that is
     // looked for below, and the spec's hostnames were judged (or will be) by validation.
-    let annotated = mutation::annotations_after(object, &injections);
+    let annotated = mutation::annotations_after(rules, object, &injections);
     let after = findings(
         rules,
         kind,

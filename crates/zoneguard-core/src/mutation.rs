@@ -174,12 +174,16 @@ pub fn to_patch(object: &Node<'_>, injections: &[Injection]) -> Vec<AddOp> {
 }
 
 /// The object's annotations with the injections added, in an object that holds nothing else
-/// but its labels and the `spec` fields of [`source::PUBLISHING_SPEC_FIELDS`]: all the rules
-/// read to judge an injected value (its hostname, TTL or source annotation), whether
-/// external-dns reads the object (its label and annotation filters, Ingress class or Service
-/// type) and whether a Service publishes it. Without those
+/// but the `spec` fields of [`source::PUBLISHING_SPEC_FIELDS`], and its labels when `rules`
+/// have a label filter: all the rules read to judge an injected value (its hostname, TTL or
+/// source annotation), whether external-dns reads the object (its label and annotation
+/// filters, Ingress class or Service type) and whether a Service publishes it. Without those
 /// every Service would read as ClusterIP, and judging its hostname would write a warning.
-pub fn annotations_after<'a>(object: &Node<'a>, injections: &'a [Injection]) -> Node<'a> {
+pub fn annotations_after<'a>(
+    rules: &RuleSet,
+    object: &Node<'a>,
+    injections: &'a [Injection],
+) -> Node<'a> {
     let mut annotations = annotation::map(object).cloned().unwrap_or_default();
     for i in injections {
         let value = Node::String(Cow::Borrowed(&i.value));
@@ -187,7 +191,8 @@ pub fn annotations_after<'a>(object: &Node<'a>, injections: &'a [Injection]) -> 
     }
     let mapping = |members| Node::Object(Object::new(members));
     let mut metadata = vec![(Cow::Borrowed("annotations"), Node::Object(annotations))];
-    if let Some(labels) = crate::path::at(object, &["metadata", "labels"]) {
+    let labels = crate::path::at(object, &["metadata", "labels"]);
+    if let Some(labels) = labels.filter(|_| rules.sources.label_filter.is_some()) {
         metadata.push((Cow::Borrowed("labels"), labels.clone()));
     }
     let spec = object.get("spec");
@@ -232,6 +237,8 @@ mod tests {
 
     #[test]
     fn the_object_after_injection_holds_its_annotations_and_publishing_fields() {
+        let rules = RuleSet::parse("r", "").expect("rules");
+        let labelled = RuleSet::parse("r", "sources: {labelFilter: a}").expect("rules");
         let service = json!({"metadata": {"name": "a", "annotations": {"team": "x"}},
                              "spec": {"type": "LoadBalancer", "clusterIP": "10.0.0.1"}});
         let object = Node::from(&service);
@@ -240,7 +247,7 @@ mod tests {
             key: "external-dns.alpha.kubernetes.io/ttl".into(),
             value: "60".into(),
         }];
-        let after = annotations_after(&object, &injections);
+        let after = annotations_after(&rules, &object, &injections);
         let want = json!({"metadata": {"annotations": {"team": "x", "external-dns.alpha.kubernetes.io/ttl": "60"}},
                           "spec": {"type": "LoadBalancer", "clusterIP": "10.0.0.1"}});
         assert_eq!(after.to_value(), want);
@@ -250,23 +257,32 @@ mod tests {
         let want = json!({"metadata": {"annotations": {"external-dns.alpha.kubernetes.io/ttl": "60"}},
                           "spec": {"ingressClassName": "public"}});
         assert_eq!(
-            annotations_after(&Node::from(&ingress), &injections).to_value(),
+            annotations_after(&rules, &Node::from(&ingress), &injections).to_value(),
             want
         );
         let route = json!({"metadata": {"name": "r"}, "spec": {"hostnames": ["a.example.com"]}});
         let route = Node::from(&route);
         let want =
             json!({"metadata": {"annotations": {"external-dns.alpha.kubernetes.io/ttl": "60"}}});
-        assert_eq!(annotations_after(&route, &injections).to_value(), want);
+        assert_eq!(
+            annotations_after(&rules, &route, &injections).to_value(),
+            want
+        );
         // A NodePort Service keeps its name and ports: its SRV names are made of them.
         let node_port = json!({"metadata": {"name": "web", "labels": {"a": "b"}},
                                "spec": {"type": "NodePort", "ports": [{"port": 80}], "selector": {}}});
-        // Its labels stay too: external-dns may read only some labels (sources.labelFilter).
+        // Its labels stay too when external-dns reads only some labels (sources.labelFilter).
         let want = json!({"metadata": {"name": "web", "labels": {"a": "b"},
                                        "annotations": {"external-dns.alpha.kubernetes.io/ttl": "60"}},
                           "spec": {"type": "NodePort", "ports": [{"port": 80}]}});
-        let after = annotations_after(&Node::from(&node_port), &injections);
+        let after = annotations_after(&labelled, &Node::from(&node_port), &injections);
         assert_eq!(after.to_value(), want);
+        let after = annotations_after(&rules, &Node::from(&node_port), &injections);
+        let mut unlabelled = want;
+        unlabelled["metadata"]
+            .as_object_mut()
+            .map(|m| m.remove("labels"));
+        assert_eq!(after.to_value(), unlabelled);
     }
 
     #[test]

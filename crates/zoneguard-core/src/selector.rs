@@ -97,6 +97,11 @@ impl Selector {
         })
     }
 
+    /// The requirements, sorted by key.
+    pub fn requirements(&self) -> &[Requirement] {
+        &self.requirements
+    }
+
     /// Whether any requirement is about `key`.
     pub fn names(&self, key: &str) -> bool {
         self.requirements.iter().any(|r| r.key == key)

@@ -469,7 +469,7 @@ fn the_rejudge_of_an_injection_sees_the_service_type() {
     let warnings = |svc: &Value| {
         let object = tree(svc);
         let injections = crate::mutation::plan(&r, "Service", "pay", "api", &object);
-        let annotated = crate::mutation::annotations_after(&object, &injections);
+        let annotated = crate::mutation::annotations_after(&r, &object, &injections);
         let judged = findings(
             &r,
             Kind::Service,
