@@ -1,0 +1,143 @@
+//! Which objects external-dns skips whole because of its filter flags (`--namespace`, the label
+//! and annotation filters, `--ingress-class`, `--service-type-filter`), and the warning that
+//! says so.
+
+use super::Kind;
+use crate::annotation;
+use crate::rules::{RuleSet, SourceFlags};
+use crate::tree::Node;
+
+/// The annotation external-dns reads an Ingress's class from when `spec.ingressClassName` is
+/// not set.
+pub const INGRESS_CLASS_ANNOTATION: &str = "kubernetes.io/ingress.class";
+
+/// `Some` when one of external-dns's filter flags (`sources.namespace`, `gatewayNamespace`,
+/// `annotationFilter`, `labelFilter`, `gatewayLabelFilter`, `ingressClassNames`,
+/// `serviceTypeFilter`) makes it skip this object whole, so that nothing of it is judged; it
+/// holds the warning that says so when the object asks external-dns for something: a
+/// DNSEndpoint always does, another object when it carries an external-dns annotation (an
+/// Ingress of an internal class with none is skipped silently).
+pub(super) fn filtered_out(
+    rules: &RuleSet,
+    kind: Kind,
+    namespace: &str,
+    object: &Node<'_>,
+) -> Option<Option<String>> {
+    let why = namespace_skip(&rules.sources, kind, namespace)
+        .or_else(|| selector_skip(&rules.sources, kind, object))
+        .or_else(|| match kind {
+            Kind::Ingress => ingress_class_skip(&rules.sources.ingress_class_names, object),
+            Kind::Service => service_type_skip(&rules.sources.service_types, object),
+            _ => None,
+        })?;
+    let asks = kind == Kind::DnsEndpoint
+        || annotation::map(object).is_some_and(|m| {
+            m.keys()
+                .any(|k| annotation::prefixes(rules).any(|p| k.starts_with(p)))
+        });
+    let noun = kind.noun();
+    Some(asks.then(|| format!("{why}: external-dns skips this {noun} and publishes none of its hostnames, so zoneguard does not check them")))
+}
+
+/// external-dns's `--namespace` (`--gateway-namespace` for Gateways): its informers list one
+/// namespace only. The reason when `namespace` is another.
+fn namespace_skip(flags: &SourceFlags, kind: Kind, namespace: &str) -> Option<String> {
+    let (setting, read) = match kind {
+        Kind::ServiceAccount => return None,
+        Kind::Gateway => ("sources.gatewayNamespace", &flags.gateway_namespace),
+        _ => ("sources.namespace", &flags.namespace),
+    };
+    let read = read.as_deref().filter(|read| *read != namespace)?;
+    Some(format!("this {} is in the namespace {namespace:?}, and external-dns reads only {read:?} ({setting})", kind.noun()))
+}
+
+/// external-dns's selector flags, in the order its informers apply them: the annotation filter,
+/// then the label filter, for every kind it reads but Gateways, which have their own label
+/// filter. The reason when one does not select `object`.
+fn selector_skip(flags: &SourceFlags, kind: Kind, object: &Node<'_>) -> Option<String> {
+    let annotations = (
+        "annotation",
+        "sources.annotationFilter",
+        &flags.annotation_filter,
+    );
+    let filters = match kind {
+        Kind::ServiceAccount => [None, None],
+        Kind::Gateway => [
+            None,
+            Some((
+                "label",
+                "sources.gatewayLabelFilter",
+                &flags.gateway_label_filter,
+            )),
+        ],
+        _ => [
+            Some(annotations),
+            Some(("label", "sources.labelFilter", &flags.label_filter)),
+        ],
+    };
+    filters
+        .into_iter()
+        .flatten()
+        .find_map(|(what, setting, filter)| {
+            let filter = filter.as_ref()?;
+            let map = match what {
+                "annotation" => annotation::map(object),
+                _ => crate::path::at(object, &["metadata", "labels"]).and_then(Node::as_object),
+            };
+            let (unmet, value) = filter.first_unmet(|k| map?.get(k)?.as_str())?;
+            let key = unmet.key();
+            let found = value.map_or_else(
+                || format!("there is no {what} {key:?}"),
+                |v| format!("the {what} {key:?} is {v:?}"),
+            );
+            Some(format!(
+                "metadata.{what}s do not meet {setting} {:?}: {unmet} does not hold, as {found}",
+                filter.text()
+            ))
+        })
+}
+
+/// external-dns's `filterByIngressClass`: `spec.ingressClassName` when set and not empty, else
+/// the `kubernetes.io/ingress.class` annotation, must be one of `classes`; the reason when not.
+fn ingress_class_skip(classes: &[String], object: &Node<'_>) -> Option<String> {
+    if classes.is_empty() {
+        return None;
+    }
+    let listed = format!("sources.ingressClassNames: {}", classes.join(", "));
+    let spec = crate::path::at(object, &["spec", "ingressClassName"]).and_then(Node::as_str);
+    let (field, class) = match spec.filter(|c| !c.is_empty()) {
+        Some(class) => ("spec.ingressClassName".to_string(), class),
+        None => match annotation::get(object, INGRESS_CLASS_ANNOTATION) {
+            Some(class) => (annotation::field(INGRESS_CLASS_ANNOTATION), class),
+            None => return Some(format!("this Ingress names no ingress class (spec.ingressClassName or the {INGRESS_CLASS_ANNOTATION} annotation) and external-dns reads only the classes it is told ({listed})")),
+        },
+    };
+    (!classes.iter().any(|c| c == class))
+        .then(|| format!("{field} is {class:?}, not a class external-dns reads ({listed})"))
+}
+
+/// A Service's type as the API server keeps it: `spec.type`, ClusterIP when unset.
+pub fn service_type<'n>(object: &'n Node<'_>) -> &'n str {
+    crate::path::at(object, &["spec", "type"])
+        .and_then(Node::as_str)
+        .unwrap_or("ClusterIP")
+}
+
+/// external-dns's service type filter: the Service's type ([`service_type`]) must be one of
+/// `types`; the reason when not.
+fn service_type_skip(types: &[String], object: &Node<'_>) -> Option<String> {
+    if types.is_empty() {
+        return None;
+    }
+    let ty = service_type(object);
+    let unset = crate::path::at(object, &["spec", "type"])
+        .and_then(Node::as_str)
+        .is_none();
+    let default = if unset { " (the default)" } else { "" };
+    (!types.iter().any(|t| t == ty)).then(|| {
+        format!(
+            "spec.type is {ty:?}{default}, not a type external-dns reads (sources.serviceTypeFilter: {})",
+            types.join(", ")
+        )
+    })
+}
