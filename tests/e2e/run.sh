@@ -683,6 +683,18 @@ check "the namespace rule ConfigMap deleted" ok "deleted" -- \
   kc delete configmap zoneguard-rules-namespace --namespace zoneguard
 takes_effect "with it deleted, an Ingress in any namespace is checked again" \
   "elsewhere.corp.internal still admitted" labelled_denied elsewhere elsewhere.corp.internal '{}'
+kops_service() { apply --dry-run=server < <(service default legacy LoadBalancer dns.alpha.kubernetes.io/external=legacy.corp.internal); }
+kops_refused() { ! kops_service; }
+check "a rule ConfigMap with external-dns's --compatibility=kops-dns-controller is accepted" ok \
+  "configmap/zoneguard-rules-compat created" -- \
+  apply < <(rules_configmap zoneguard-rules-compat "sources: {compatibility: kops-dns-controller}")
+takes_effect "a LoadBalancer Service whose kops annotation names a host outside the filters is refused" \
+  "legacy.corp.internal still admitted" kops_refused
+check "the refusal names the kops annotation" fail "$DENIED" \
+  'metadata.annotations["dns.alpha.kubernetes.io/external"][0] "legacy.corp.internal"' -- kops_service
+check "the compatibility rule ConfigMap deleted" ok "deleted" -- \
+  kc delete configmap zoneguard-rules-compat --namespace zoneguard
+takes_effect "with it deleted, the kops annotation is not read" "legacy.corp.internal still refused" kops_service
 check "rule ConfigMap with a label filter external-dns would refuse is refused" fail "$RULES_DENIED" \
   "sources.labelFilter" "is not a selector external-dns accepts" -- \
   apply < <(rules_configmap zoneguard-rules-bad "sources: {labelFilter: 'env in (prod'}")

@@ -82,6 +82,29 @@ pub struct SourceFlags {
     pub namespace: Option<String>,
     /// `--gateway-namespace`: the one namespace of the Gateways external-dns reads.
     pub gateway_namespace: Option<String>,
+    /// `--compatibility`: the older tool whose Service annotations external-dns also reads.
+    pub compatibility: Option<Compatibility>,
+}
+
+/// external-dns's `--compatibility` modes: a Service that yields no name of its own is read
+/// with the annotations of the tool external-dns replaced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compatibility {
+    /// Zalando's mate: `zalando.org/dnsname`, one name.
+    Mate,
+    /// molecule: `domainName`, a list, on Services labelled `dns: route53`.
+    Molecule,
+    /// kops's dns-controller: `dns.alpha.kubernetes.io/external` and `.../internal`, lists.
+    KopsDnsController,
+}
+
+impl Compatibility {
+    /// The flag's values, as external-dns spells them.
+    pub const NAMES: [(&'static str, Self); 3] = [
+        ("mate", Self::Mate),
+        ("molecule", Self::Molecule),
+        ("kops-dns-controller", Self::KopsDnsController),
+    ];
 }
 
 /// external-dns TXT registry affixes.

@@ -6,6 +6,7 @@ use crate::tree::Node;
 use crate::verdict::{Reason, Violation};
 use std::fmt;
 
+mod compatibility;
 mod skip;
 use skip::filtered_out;
 pub use skip::{service_type, INGRESS_CLASS_ANNOTATION};
@@ -375,15 +376,34 @@ fn hostname_source(
 /// (`mutation::annotations_after`) keeps exactly these.
 pub const PUBLISHING_SPEC_FIELDS: [&str; 3] = ["type", "clusterIP", "ingressClassName"];
 
+/// A Service's names: its hostname annotations, and (with `sources.compatibility`) the legacy
+/// annotations an external-dns falls back on when, under the prefix it reads, the Service
+/// yields no name of its own.
 fn service(rules: &RuleSet, read: ReadPrefixes, object: &Node<'_>, out: &mut Extracted) {
-    if rules.sources.ignore_hostname_annotation {
-        return;
+    let unnamed = if rules.sources.ignore_hostname_annotation {
+        read.iter().next().is_some()
+    } else {
+        service_hostnames(rules, read, object, out)
+    };
+    if let Some(mode) = rules.sources.compatibility.filter(|_| unnamed) {
+        compatibility::names(mode, service_type(object), object, out);
     }
+}
+
+/// The Service's hostname annotations under each prefix `read`; whether one of those prefixes
+/// gave no name.
+fn service_hostnames(
+    rules: &RuleSet,
+    read: ReadPrefixes,
+    object: &Node<'_>,
+    out: &mut Extracted,
+) -> bool {
     let ty = service_type(object);
     let cluster_ip = crate::path::at(object, &["spec", "clusterIP"]).and_then(Node::as_str);
     let headless = cluster_ip == Some("None");
     // Candidates whose hostnames also make SRV records; judged after every hostname.
     let mut with_srv = Vec::new();
+    let mut unnamed = false;
     for prefix in read.iter() {
         // With a `target` annotation, external-dns publishes the hostnames to its targets
         // whatever the type, and makes no SRV record.
@@ -401,6 +421,7 @@ fn service(rules: &RuleSet, read: ReadPrefixes, object: &Node<'_>, out: &mut Ext
         let first = out.candidates.len();
         out.annotation_list(object, prefix, "hostname");
         out.annotation_list(object, prefix, "internal-hostname");
+        unnamed |= out.candidates.len() == first;
         if ty == "NodePort" && !targeted {
             with_srv.push(first..out.candidates.len());
         }
@@ -408,6 +429,7 @@ fn service(rules: &RuleSet, read: ReadPrefixes, object: &Node<'_>, out: &mut Ext
     for hosts in with_srv {
         node_port_srv(object, hosts, out);
     }
+    unnamed
 }
 
 /// external-dns's `extractNodePortEndpoints`: for each port with a node port, the SRV record

@@ -139,6 +139,12 @@ impl<'a> Combiner<'a> {
             &mut o.gateway_namespace,
             s.gateway_namespace,
         );
+        self.scalar(
+            src,
+            "sources.compatibility",
+            &mut o.compatibility,
+            s.compatibility,
+        );
     }
 
     fn registry(&mut self, src: (&'a str, &str), o: &mut RegistryDoc, r: RegistryDoc) {

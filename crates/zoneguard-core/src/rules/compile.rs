@@ -4,7 +4,8 @@ use super::document::{InjectDoc, IrsaDoc, NamespaceDoc, RulesDoc, SourcesDoc};
 use super::locate::line_of;
 use super::path::KeyPath;
 use super::{
-    InjectOrigin, InjectRule, Irsa, RuleSet, RuleSource, RulesError, SourceFlags, TxtRegistry,
+    Compatibility, InjectOrigin, InjectRule, Irsa, RuleSet, RuleSource, RulesError, SourceFlags,
+    TxtRegistry,
 };
 use crate::annotation;
 use crate::arn::RoleArn;
@@ -143,6 +144,7 @@ fn sources(doc: &RulesDoc, errors: &mut Vec<CompileError>) -> SourceFlags {
     };
     let read_namespace = namespace("namespace", &s.namespace, errors);
     let gateway_namespace = namespace("gatewayNamespace", &s.gateway_namespace, errors);
+    let compatibility = compatibility(s.compatibility.as_deref(), &base, errors);
     SourceFlags {
         ignore_hostname_annotation: s.ignore_hostname_annotation.unwrap_or(false),
         ignore_ingress_tls_spec: s.ignore_ingress_tls_spec.unwrap_or(false),
@@ -155,7 +157,23 @@ fn sources(doc: &RulesDoc, errors: &mut Vec<CompileError>) -> SourceFlags {
         gateway_label_filter,
         namespace: read_namespace,
         gateway_namespace,
+        compatibility,
     }
+}
+
+/// `sources.compatibility`: one of external-dns's `--compatibility` values, or empty for none.
+fn compatibility(
+    name: Option<&str>,
+    base: &KeyPath,
+    errors: &mut Vec<CompileError>,
+) -> Option<Compatibility> {
+    let name = name.filter(|n| !n.is_empty())?;
+    let found = Compatibility::NAMES.iter().find(|(n, _)| *n == name);
+    if found.is_none() {
+        let names: Vec<&str> = Compatibility::NAMES.iter().map(|(n, _)| *n).collect();
+        errors.push(CompileError::new(base.key("compatibility"), format!("{name:?} is not a --compatibility mode external-dns has: use one of {}, or leave it empty", names.join(", "))));
+    }
+    found.map(|(_, mode)| *mode)
 }
 
 /// The two readings of a selector external-dns's filter flags use.

@@ -78,6 +78,8 @@ pub struct SourcesDoc {
     pub namespace: Option<String>,
     /// `--gateway-namespace`: the one namespace external-dns reads Gateways in; empty = every one.
     pub gateway_namespace: Option<String>,
+    /// `--compatibility`: `mate`, `molecule` or `kops-dns-controller`; empty = none.
+    pub compatibility: Option<String>,
 }
 
 /// external-dns TXT registry flags.

@@ -48,7 +48,7 @@ fn json_documents_parse_like_yaml() {
 
 #[test]
 fn errors_name_the_key_and_the_line() {
-    let table: [(&str, &str, usize, &str); 17] = [
+    let table: [(&str, &str, usize, &str); 18] = [
         (
             "domainFilters: [a.com]\nfoo: 1\n",
             "foo",
@@ -139,6 +139,12 @@ fn errors_name_the_key_and_the_line() {
             "sources.annotationFilter",
             1,
             "removes from Ingresses, Services and routes before it filters them",
+        ),
+        (
+            "sources: {compatibility: kops}\n",
+            "sources.compatibility",
+            1,
+            "use one of mate, molecule, kops-dns-controller, or leave it empty",
         ),
         (
             "sources:\n  gatewayNamespace: Gateways\n",
