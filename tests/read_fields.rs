@@ -59,6 +59,16 @@ fn rule_sets() -> Vec<(String, RuleSet)> {
         "rules that read only some labels and annotations".into(),
         RuleSet::parse("selectors", SELECTOR_RULES).expect("rules parse"),
     ));
+    for (gateway, name) in [
+        ("public", "a route's Gateway"),
+        ("internal", "another Gateway"),
+    ] {
+        let text = format!("domainFilters: [example.com]\nsources: {{gatewayName: {gateway}, gatewayNamespace: gateways}}\n");
+        sets.push((
+            format!("rules that publish routes only through {name}"),
+            RuleSet::parse("gateway", &text).expect("rules parse"),
+        ));
+    }
     sets.push((
         "rules about kubectl's annotation".into(),
         RuleSet::parse("last-applied", LAST_APPLIED_RULES).expect("rules parse"),

@@ -695,6 +695,17 @@ check "the refusal names the kops annotation" fail "$DENIED" \
 check "the compatibility rule ConfigMap deleted" ok "deleted" -- \
   kc delete configmap zoneguard-rules-compat --namespace zoneguard
 takes_effect "with it deleted, the kops annotation is not read" "legacy.corp.internal still refused" kops_service
+public_route() { apply --dry-run=server < <(route HTTPRoute default viapublic viapublic.corp.internal); }
+public_route_refused() { ! public_route; }
+check "a rule ConfigMap naming the one Gateway external-dns publishes routes through is accepted" ok \
+  "configmap/zoneguard-rules-gateway created" -- \
+  apply < <(rules_configmap zoneguard-rules-gateway "sources: {gatewayName: internal}")
+takes_effect "an HTTPRoute attached only to another Gateway is admitted unchecked" \
+  "viapublic.corp.internal still refused" public_route
+check "the Gateway rule ConfigMap deleted" ok "deleted" -- \
+  kc delete configmap zoneguard-rules-gateway --namespace zoneguard
+takes_effect "with it deleted, the HTTPRoute is checked again" \
+  "viapublic.corp.internal still admitted" public_route_refused
 check "rule ConfigMap with a label filter external-dns would refuse is refused" fail "$RULES_DENIED" \
   "sources.labelFilter" "is not a selector external-dns accepts" -- \
   apply < <(rules_configmap zoneguard-rules-bad "sources: {labelFilter: 'env in (prod'}")

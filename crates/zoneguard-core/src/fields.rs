@@ -64,6 +64,16 @@ pub static READ: Fields = Only(&[
             ("tls", Only(&[("hosts", Whole)])),
             // HTTPRoute, GRPCRoute, TLSRoute.
             ("hostnames", Whole),
+            // Routes: the Gateways external-dns may publish them through.
+            (
+                "parentRefs",
+                Only(&[
+                    ("group", Whole),
+                    ("kind", Whole),
+                    ("name", Whole),
+                    ("namespace", Whole),
+                ]),
+            ),
             // Gateway.
             ("listeners", Only(&[("hostname", Whole)])),
             // DNSEndpoint.
@@ -141,9 +151,10 @@ mod tests {
             ),
             (
                 json!({"spec": {"hostnames": ["a"], "listeners": [{"hostname": "b", "port": 443}],
-                        "endpoints": [{"dnsName": "c", "targets": ["1.2.3.4"]}], "parentRefs": []}}),
+                        "endpoints": [{"dnsName": "c", "targets": ["1.2.3.4"]}],
+                        "parentRefs": [{"name": "gw", "sectionName": "https", "port": 443}]}}),
                 json!({"spec": {"hostnames": ["a"], "listeners": [{"hostname": "b"}],
-                        "endpoints": [{"dnsName": "c"}]}}),
+                        "endpoints": [{"dnsName": "c"}], "parentRefs": [{"name": "gw"}]}}),
             ),
         ];
         for (object, want) in table {

@@ -82,6 +82,8 @@ pub struct SourceFlags {
     pub namespace: Option<String>,
     /// `--gateway-namespace`: the one namespace of the Gateways external-dns reads.
     pub gateway_namespace: Option<String>,
+    /// `--gateway-name`: the one name of the Gateways external-dns publishes routes through.
+    pub gateway_name: Option<String>,
     /// `--compatibility`: the older tool whose Service annotations external-dns also reads.
     pub compatibility: Option<Compatibility>,
 }

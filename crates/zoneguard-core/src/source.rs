@@ -374,7 +374,8 @@ fn hostname_source(
 /// The `spec` fields that decide whether external-dns reads an Ingress or a Service and whether
 /// a Service publishes its hostname annotation; the re-judge of injected annotations
 /// (`mutation::annotations_after`) keeps exactly these.
-pub const PUBLISHING_SPEC_FIELDS: [&str; 3] = ["type", "clusterIP", "ingressClassName"];
+pub const PUBLISHING_SPEC_FIELDS: [&str; 4] =
+    ["type", "clusterIP", "ingressClassName", "parentRefs"];
 
 /// A Service's names: its hostname annotations, and (with `sources.compatibility`) the legacy
 /// annotations an external-dns falls back on when, under the prefix it reads, the Service
@@ -691,6 +692,59 @@ mod tests {
                 None => assert!(out.warnings.is_empty(), "{:?}", out.warnings),
             }
         }
+    }
+
+    #[test]
+    fn with_gateway_name_or_namespace_a_route_is_checked_only_through_such_a_parent() {
+        let rules = RuleSet::parse(
+            "r",
+            "sources: {gatewayName: public, gatewayNamespace: gateways}",
+        )
+        .expect("rules");
+        let json = |v: &str| serde_json::from_str::<serde_json::Value>(v).expect("json");
+        // (parentRefs, read)
+        let cases = [
+            (r#"[{"name": "public", "namespace": "gateways"}]"#, true),
+            (r#"[{"name": "public"}]"#, false),
+            (r#"[{"name": "internal", "namespace": "gateways"}]"#, false),
+            (
+                r#"[{"name": "internal", "namespace": "gateways"}, {"group": "gateway.networking.k8s.io", "kind": "Gateway", "name": "public", "namespace": "gateways"}]"#,
+                true,
+            ),
+            (
+                r#"[{"kind": "ListenerSet", "name": "team-listeners"}]"#,
+                true,
+            ),
+            (
+                r#"[{"group": "", "kind": "Service", "name": "public", "namespace": "gateways"}]"#,
+                false,
+            ),
+            ("[]", false),
+        ];
+        for (parents, read) in cases {
+            let route = serde_json::json!({"metadata": {"annotations": {
+                "external-dns.alpha.kubernetes.io/ttl": "60"}},
+                "spec": {"hostnames": ["h.example.net"], "parentRefs": json(parents)}});
+            let out = extract(
+                &rules,
+                Kind::RouteWithHostnames,
+                "shop",
+                &Node::from(&route),
+            );
+            assert_eq!(!out.candidates.is_empty(), read, "{parents}");
+            if !read {
+                assert!(
+                    out.warnings.len() == 1 && out.warnings[0].starts_with(r#"spec.parentRefs names no Gateway external-dns publishes routes through (sources.gatewayName: "public", sources.gatewayNamespace: "gateways"): external-dns skips this route"#),
+                    "{parents}: {:?}",
+                    out.warnings
+                );
+            }
+        }
+        // Without the two flags a route is checked whatever its parents.
+        let bare = RuleSet::parse("r", "").expect("rules");
+        let route = serde_json::json!({"spec": {"hostnames": ["h.example.net"]}});
+        let out = extract(&bare, Kind::RouteWithHostnames, "shop", &Node::from(&route));
+        assert_eq!(out.candidates.len(), 1);
     }
 
     #[test]

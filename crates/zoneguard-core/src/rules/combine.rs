@@ -141,6 +141,12 @@ impl<'a> Combiner<'a> {
         );
         self.scalar(
             src,
+            "sources.gatewayName",
+            &mut o.gateway_name,
+            s.gateway_name,
+        );
+        self.scalar(
+            src,
             "sources.compatibility",
             &mut o.compatibility,
             s.compatibility,

@@ -145,6 +145,7 @@ fn sources(doc: &RulesDoc, errors: &mut Vec<CompileError>) -> SourceFlags {
     let read_namespace = namespace("namespace", &s.namespace, errors);
     let gateway_namespace = namespace("gatewayNamespace", &s.gateway_namespace, errors);
     let compatibility = compatibility(s.compatibility.as_deref(), &base, errors);
+    let gateway_name = s.gateway_name.clone().filter(|n| !n.is_empty());
     SourceFlags {
         ignore_hostname_annotation: s.ignore_hostname_annotation.unwrap_or(false),
         ignore_ingress_tls_spec: s.ignore_ingress_tls_spec.unwrap_or(false),
@@ -157,6 +158,7 @@ fn sources(doc: &RulesDoc, errors: &mut Vec<CompileError>) -> SourceFlags {
         gateway_label_filter,
         namespace: read_namespace,
         gateway_namespace,
+        gateway_name,
         compatibility,
     }
 }

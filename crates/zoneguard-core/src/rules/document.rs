@@ -78,6 +78,8 @@ pub struct SourcesDoc {
     pub namespace: Option<String>,
     /// `--gateway-namespace`: the one namespace external-dns reads Gateways in; empty = every one.
     pub gateway_namespace: Option<String>,
+    /// `--gateway-name`: the one Gateway name external-dns publishes routes through; empty = any.
+    pub gateway_name: Option<String>,
     /// `--compatibility`: `mate`, `molecule` or `kops-dns-controller`; empty = none.
     pub compatibility: Option<String>,
 }

@@ -25,6 +25,7 @@ pub(super) fn filtered_out(
 ) -> Option<Option<String>> {
     let why = namespace_skip(&rules.sources, kind, namespace)
         .or_else(|| selector_skip(&rules.sources, kind, object))
+        .or_else(|| parent_skip(&rules.sources, kind, namespace, object))
         .or_else(|| match kind {
             Kind::Ingress => ingress_class_skip(&rules.sources.ingress_class_names, object),
             Kind::Service => service_type_skip(&rules.sources.service_types, object),
@@ -140,4 +141,56 @@ fn service_type_skip(types: &[String], object: &Node<'_>) -> Option<String> {
             types.join(", ")
         )
     })
+}
+
+const GATEWAY_GROUP: &str = "gateway.networking.k8s.io";
+
+/// With `--gateway-name` or `--gateway-namespace`, external-dns publishes a route only through
+/// the parents in its `spec.parentRefs` that are Gateways of that name and namespace (or
+/// ListenerSets, whose Gateway is not known here), of group `gateway.networking.k8s.io`. The
+/// reason when the route has no such parent. Without those flags a route is judged whatever its
+/// parents, though external-dns publishes nothing through a parent of another kind.
+fn parent_skip(
+    flags: &SourceFlags,
+    kind: Kind,
+    namespace: &str,
+    object: &Node<'_>,
+) -> Option<String> {
+    let scoped = flags.gateway_name.is_some() || flags.gateway_namespace.is_some();
+    if !scoped || !matches!(kind, Kind::RouteWithHostnames | Kind::RouteWithoutHostnames) {
+        return None;
+    }
+    let parents = crate::path::at(object, &["spec", "parentRefs"]).and_then(Node::as_array);
+    let text = |parent: &Node<'_>, key: &str, default: &str| {
+        let value = parent.get(key).and_then(Node::as_str).unwrap_or("");
+        (if value.is_empty() { default } else { value }).to_string()
+    };
+    let read = parents.unwrap_or(&[]).iter().any(|parent| {
+        let group = text(parent, "group", GATEWAY_GROUP);
+        match text(parent, "kind", "Gateway").as_str() {
+            _ if group != GATEWAY_GROUP => false,
+            "ListenerSet" => true,
+            "Gateway" => {
+                let name = text(parent, "name", "");
+                let ns = text(parent, "namespace", namespace);
+                flags.gateway_name.as_ref().is_none_or(|n| *n == name)
+                    && flags.gateway_namespace.as_ref().is_none_or(|n| *n == ns)
+            }
+            _ => false,
+        }
+    });
+    if read {
+        return None;
+    }
+    let mut wanted = Vec::new();
+    if let Some(name) = &flags.gateway_name {
+        wanted.push(format!("sources.gatewayName: {name:?}"));
+    }
+    if let Some(ns) = &flags.gateway_namespace {
+        wanted.push(format!("sources.gatewayNamespace: {ns:?}"));
+    }
+    Some(format!(
+        "spec.parentRefs names no Gateway external-dns publishes routes through ({})",
+        wanted.join(", ")
+    ))
 }
