@@ -434,10 +434,32 @@ fn rule_configmaps_as_the_cluster_holds_them_give_the_verdicts_of_the_rules_file
 
 /// Writes rules under which external-dns reads only Ingresses of class `public`; their path.
 fn public_class_rules(dir: &tempfile::TempDir) -> String {
+    rules_file(
+        dir,
+        "domainFilters: [example.com]\nsources: {ingressClassNames: [public]}\n",
+    )
+}
+
+/// Writes `text` as `rules.yaml` in `dir`; its path.
+fn rules_file(dir: &tempfile::TempDir, text: &str) -> String {
     let rules = dir.path().join("rules.yaml");
-    let text = "domainFilters: [example.com]\nsources: {ingressClassNames: [public]}\n";
     std::fs::write(&rules, text).expect("write rules");
     rules.display().to_string()
+}
+
+/// `zoneguard check --rules <rules> --output json -` on `manifests`: its exit status (its
+/// stderr beside it) and its results.
+fn check_json(rules: &str, manifests: &str) -> (Option<i32>, String, Vec<Value>) {
+    let out = zoneguard(
+        &["check", "--rules", rules, "--output", "json", "-"],
+        Some(manifests.as_bytes()),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let results = json_of(&out)["results"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    (out.status.code(), stderr, results)
 }
 
 #[test]
@@ -457,13 +479,8 @@ fn ingresses_of_a_class_external_dns_does_not_read_are_admitted_unchecked() {
         ingress("public", "public", ""),
     ]
     .join("---\n");
-    let out = zoneguard(
-        &["check", "--rules", &rules, "--output", "json", "-"],
-        Some(manifests.as_bytes()),
-    );
-    assert_eq!(out.status.code(), Some(1));
-    let doc = json_of(&out);
-    let results = doc["results"].as_array().expect("results");
+    let (code, _, results) = check_json(&rules, &manifests);
+    assert_eq!(code, Some(1));
     let verdicts: Vec<(bool, usize, usize)> = results
         .iter()
         .map(|r| {
@@ -529,9 +546,8 @@ fn an_ingress_without_a_class_is_checked_with_the_default_class_given() {
 #[test]
 fn objects_external_dns_s_label_and_annotation_filters_leave_out_are_admitted_unchecked() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let rules = dir.path().join("rules.yaml");
     let text = "domainFilters: [example.com]\nsources:\n  labelFilter: 'dns in (public)'\n  annotationFilter: '!example.com/no-dns'\n";
-    std::fs::write(&rules, text).expect("write rules");
+    let rules = rules_file(&dir, text);
     let object = |kind: &str, name: &str, labels: &str, annotations: &str| {
         let (api, spec) = match kind {
             "Ingress" => ("networking.k8s.io/v1", format!("{{rules: [{{host: {name}.corp.internal}}]}}")),
@@ -551,25 +567,8 @@ fn objects_external_dns_s_label_and_annotation_filters_leave_out_are_admitted_un
         object("Ingress", "public", "dns: public", ""),
     ]
     .join("---\n");
-    let out = zoneguard(
-        &[
-            "check",
-            "--rules",
-            &rules.display().to_string(),
-            "--output",
-            "json",
-            "-",
-        ],
-        Some(manifests.as_bytes()),
-    );
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc = json_of(&out);
-    let results = doc["results"].as_array().expect("results");
+    let (code, stderr, results) = check_json(&rules, &manifests);
+    assert_eq!(code, Some(1), "{stderr}");
     let verdicts: Vec<(bool, Vec<&str>)> = results
         .iter()
         .map(|r| {
@@ -599,23 +598,15 @@ fn objects_external_dns_s_label_and_annotation_filters_leave_out_are_admitted_un
 #[test]
 fn objects_outside_the_namespace_external_dns_reads_are_admitted_unchecked() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let rules = dir.path().join("rules.yaml");
     let text = "domainFilters: [example.com]\nsources: {namespace: dns-public}\n";
-    std::fs::write(&rules, text).expect("write rules");
+    let rules = rules_file(&dir, text);
     let ingress = |namespace: &str| {
         format!("apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {{name: web, namespace: {namespace}}}\nspec: {{rules: [{{host: web.corp.internal}}]}}\n")
     };
     let manifests = [ingress("shop"), ingress("dns-public")].join("---\n");
-    let rules = rules.display().to_string();
-    let out = zoneguard(
-        &["check", "--rules", &rules, "--output", "json", "-"],
-        Some(manifests.as_bytes()),
-    );
-    assert_eq!(out.status.code(), Some(1));
-    let doc = json_of(&out);
-    let allowed: Vec<bool> = doc["results"]
-        .as_array()
-        .expect("results")
+    let (code, _, results) = check_json(&rules, &manifests);
+    assert_eq!(code, Some(1));
+    let allowed: Vec<bool> = results
         .iter()
         .map(|r| r["allowed"].as_bool().unwrap_or(false))
         .collect();

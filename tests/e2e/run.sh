@@ -295,6 +295,14 @@ rules_configmap() { # rules_configmap NAME RULES-YAML
   printf '%s\n' "$2" | sed -e 's/^/    /'
 }
 apply() { kc apply -f - "$@"; }
+# rule_configmap_added WHAT NAME RULES-YAML: the case "a rule ConfigMap WHAT is accepted", which
+# creates the rule ConfigMap NAME; rule_configmap_deleted WHAT NAME: the case that deletes it.
+rule_configmap_added() {
+  check "a rule ConfigMap $1 is accepted" ok "configmap/$2 created" -- apply < <(rules_configmap "$2" "$3")
+}
+rule_configmap_deleted() {
+  check "the $1 rule ConfigMap deleted" ok "deleted" -- kc delete configmap "$2" --namespace zoneguard
+}
 # The shipped rule ConfigMap is an empty starter; the cases below run on the suite's own rules,
 # put in its place as a platform team would edit it.
 quiet apply < <(rules_configmap zoneguard-rules "$(<"$ROOT/tests/e2e/rules.yaml")") ||
@@ -634,9 +642,8 @@ class_ingress() {
 }
 class_admitted() { apply --dry-run=server < <(class_ingress "$@"); }
 class_denied() { ! class_admitted "$@"; }
-check "a rule ConfigMap naming the ingress classes and Service types external-dns reads is accepted" ok \
-  "configmap/zoneguard-rules-classes created" -- apply < <(rules_configmap zoneguard-rules-classes \
-  'sources: {ingressClassNames: [public], serviceTypeFilter: [LoadBalancer]}')
+rule_configmap_added "naming the ingress classes and Service types external-dns reads" \
+  zoneguard-rules-classes 'sources: {ingressClassNames: [public], serviceTypeFilter: [LoadBalancer]}'
 takes_effect "an Ingress of a class external-dns does not read is admitted unchecked" \
   "intranet.corp.internal still refused" class_admitted intranet intranet.corp.internal internal
 check "an Ingress of the class external-dns reads is still checked" fail "$DENIED" "pub.corp.internal" -- \
@@ -648,8 +655,7 @@ check "an annotated Ingress of another class admitted with a warning that extern
 check "a NodePort Service, of a type external-dns does not read, admitted with a warning" ok \
   "Warning:" 'spec.type is "NodePort", not a type external-dns reads' "external-dns skips this Service" -- \
   apply --dry-run=server < <(service default skipped NodePort external-dns.alpha.kubernetes.io/hostname=np.example.net)
-check "the ingress class rule ConfigMap deleted" ok "deleted" -- \
-  kc delete configmap zoneguard-rules-classes --namespace zoneguard
+rule_configmap_deleted "ingress class" zoneguard-rules-classes
 takes_effect "with it deleted, an Ingress of any class is checked again" \
   "intranet.corp.internal still admitted" class_denied intranet intranet.corp.internal internal
 # labelled_ingress NAME HOST LABELS [ANNOTATIONS]: `ingress default NAME HOST` with those labels
@@ -659,9 +665,8 @@ labelled_ingress() {
 }
 labelled_admitted() { apply --dry-run=server < <(labelled_ingress "$@"); }
 labelled_denied() { ! labelled_admitted "$@"; }
-check "a rule ConfigMap with external-dns's label and annotation filters is accepted" ok \
-  "configmap/zoneguard-rules-selectors created" -- apply < <(rules_configmap zoneguard-rules-selectors \
-  "sources: {labelFilter: 'dns in (public)', annotationFilter: '!example.com/no-dns'}")
+rule_configmap_added "with external-dns's label and annotation filters" zoneguard-rules-selectors \
+  "sources: {labelFilter: 'dns in (public)', annotationFilter: '!example.com/no-dns'}"
 takes_effect "an Ingress external-dns's label filter leaves out is admitted unchecked" \
   "private.corp.internal still refused" labelled_admitted private private.corp.internal '{dns: private}'
 check "an Ingress the label filter selects is still checked" fail "$DENIED" "pub2.corp.internal" -- \
@@ -670,40 +675,33 @@ check "an Ingress that asks for DNS but opts out by the annotation filter is adm
   "Warning:" 'metadata.annotations do not meet sources.annotationFilter "!example.com/no-dns"' \
   "external-dns skips this Ingress" -- labelled_admitted optout optout.corp.internal '{dns: public}' \
   '{example.com/no-dns: "yes", external-dns.alpha.kubernetes.io/ttl: "60"}'
-check "the selector rule ConfigMap deleted" ok "deleted" -- \
-  kc delete configmap zoneguard-rules-selectors --namespace zoneguard
+rule_configmap_deleted selector zoneguard-rules-selectors
 takes_effect "with it deleted, an Ingress of any labels is checked again" \
   "private.corp.internal still admitted" labelled_denied private private.corp.internal '{dns: private}'
-check "a rule ConfigMap naming the one namespace external-dns reads is accepted" ok \
-  "configmap/zoneguard-rules-namespace created" -- \
-  apply < <(rules_configmap zoneguard-rules-namespace "sources: {namespace: dns-public}")
+rule_configmap_added "naming the one namespace external-dns reads" zoneguard-rules-namespace \
+  "sources: {namespace: dns-public}"
 takes_effect "an Ingress in another namespace is admitted unchecked" \
   "elsewhere.corp.internal still refused" labelled_admitted elsewhere elsewhere.corp.internal '{}'
-check "the namespace rule ConfigMap deleted" ok "deleted" -- \
-  kc delete configmap zoneguard-rules-namespace --namespace zoneguard
+rule_configmap_deleted namespace zoneguard-rules-namespace
 takes_effect "with it deleted, an Ingress in any namespace is checked again" \
   "elsewhere.corp.internal still admitted" labelled_denied elsewhere elsewhere.corp.internal '{}'
 kops_service() { apply --dry-run=server < <(service default legacy LoadBalancer dns.alpha.kubernetes.io/external=legacy.corp.internal); }
 kops_refused() { ! kops_service; }
-check "a rule ConfigMap with external-dns's --compatibility=kops-dns-controller is accepted" ok \
-  "configmap/zoneguard-rules-compat created" -- \
-  apply < <(rules_configmap zoneguard-rules-compat "sources: {compatibility: kops-dns-controller}")
+rule_configmap_added "with external-dns's --compatibility=kops-dns-controller" zoneguard-rules-compat \
+  "sources: {compatibility: kops-dns-controller}"
 takes_effect "a LoadBalancer Service whose kops annotation names a host outside the filters is refused" \
   "legacy.corp.internal still admitted" kops_refused
 check "the refusal names the kops annotation" fail "$DENIED" \
   'metadata.annotations["dns.alpha.kubernetes.io/external"][0] "legacy.corp.internal"' -- kops_service
-check "the compatibility rule ConfigMap deleted" ok "deleted" -- \
-  kc delete configmap zoneguard-rules-compat --namespace zoneguard
+rule_configmap_deleted compatibility zoneguard-rules-compat
 takes_effect "with it deleted, the kops annotation is not read" "legacy.corp.internal still refused" kops_service
 public_route() { apply --dry-run=server < <(route HTTPRoute default viapublic viapublic.corp.internal); }
 public_route_refused() { ! public_route; }
-check "a rule ConfigMap naming the one Gateway external-dns publishes routes through is accepted" ok \
-  "configmap/zoneguard-rules-gateway created" -- \
-  apply < <(rules_configmap zoneguard-rules-gateway "sources: {gatewayName: internal}")
+rule_configmap_added "naming the one Gateway external-dns publishes routes through" \
+  zoneguard-rules-gateway "sources: {gatewayName: internal}"
 takes_effect "an HTTPRoute attached only to another Gateway is admitted unchecked" \
   "viapublic.corp.internal still refused" public_route
-check "the Gateway rule ConfigMap deleted" ok "deleted" -- \
-  kc delete configmap zoneguard-rules-gateway --namespace zoneguard
+rule_configmap_deleted Gateway zoneguard-rules-gateway
 takes_effect "with it deleted, the HTTPRoute is checked again" \
   "viapublic.corp.internal still admitted" public_route_refused
 check "rule ConfigMap with a label filter external-dns would refuse is refused" fail "$RULES_DENIED" \

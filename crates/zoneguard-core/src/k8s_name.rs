@@ -6,7 +6,7 @@ pub const MAX_LABEL: usize = 63;
 /// A DNS-1123 label, as a namespace name is: 1 to 63 lower-case letters, digits and '-',
 /// starting and ending with a letter or digit.
 pub fn is_dns1123_label(name: &str) -> bool {
-    is_label(name, |b| b.is_ascii_lowercase() || b.is_ascii_digit())
+    is_label(name, is_lower_alphanumeric)
 }
 
 /// A DNS-1035 label, as a Service name is: a DNS-1123 label that starts with a letter.
@@ -31,14 +31,10 @@ pub fn is_label_value(value: &str) -> bool {
 /// A DNS-1123 subdomain, as a label key's prefix is: at most 253 octets of dot-separated
 /// lower-case alphanumerics with inner dashes. As in apimachinery, no label length is checked.
 pub fn is_dns1123_subdomain(name: &str) -> bool {
-    let alphanumeric = |b: &u8| b.is_ascii_lowercase() || b.is_ascii_digit();
     name.len() <= 253
-        && name.split('.').all(|label| {
-            let bytes = label.as_bytes();
-            bytes.first().is_some_and(alphanumeric)
-                && bytes.last().is_some_and(alphanumeric)
-                && bytes.iter().all(|b| alphanumeric(b) || *b == b'-')
-        })
+        && name
+            .split('.')
+            .all(|label| is_label_shaped(label, is_lower_alphanumeric))
 }
 
 /// A qualified name, as a label or annotation key is: an optional DNS-1123 subdomain prefix
@@ -55,12 +51,20 @@ pub fn is_qualified_name(key: &str) -> bool {
 }
 
 fn is_label(name: &str, first: impl Fn(&u8) -> bool) -> bool {
-    let alphanumeric = |b: &u8| b.is_ascii_lowercase() || b.is_ascii_digit();
+    name.len() <= MAX_LABEL && is_label_shaped(name, first)
+}
+
+/// Lower-case letters, digits and inner '-', at least one, the first one passing `first`; of
+/// any length.
+fn is_label_shaped(name: &str, first: impl Fn(&u8) -> bool) -> bool {
     let bytes = name.as_bytes();
-    bytes.len() <= MAX_LABEL
-        && bytes.first().is_some_and(first)
-        && bytes.last().is_some_and(alphanumeric)
-        && bytes.iter().all(|b| alphanumeric(b) || *b == b'-')
+    bytes.first().is_some_and(first)
+        && bytes.last().is_some_and(is_lower_alphanumeric)
+        && bytes.iter().all(|b| is_lower_alphanumeric(b) || *b == b'-')
+}
+
+fn is_lower_alphanumeric(b: &u8) -> bool {
+    b.is_ascii_lowercase() || b.is_ascii_digit()
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! The Service annotations of the tools external-dns's `--compatibility` stands in for (its
 //! `compatibility.go`): read only when a Service yields no name of its own.
 
-use super::{Candidate, Extracted, Field};
+use super::{Extracted, Field};
 use crate::rules::Compatibility;
 use crate::tree::Node;
 
@@ -49,23 +49,15 @@ impl Extracted {
     /// spaces deleted and the rest cut at commas (no trimming, unlike external-dns's own
     /// hostname annotation).
     fn legacy(&mut self, key: &str, value: &str, split: bool) {
-        let cleaned = value.replace(' ', "");
-        let items: Vec<&str> = if split {
-            cleaned.split(',').collect()
-        } else {
-            vec![value]
+        let item = |index| Field::AnnotationItem {
+            key: key.to_string(),
+            index,
         };
-        for (index, name) in items.into_iter().enumerate() {
-            self.push(Candidate {
-                field: Field::AnnotationItem {
-                    key: key.to_string(),
-                    index,
-                },
-                raw: name.to_string(),
-                name: name.to_string(),
-                interior_space: false,
-                record: self.record,
-            });
+        if !split {
+            return self.spec_field(item(0), value);
+        }
+        for (index, name) in value.replace(' ', "").split(',').enumerate() {
+            self.spec_field(item(index), name);
         }
     }
 }

@@ -5,7 +5,7 @@
 use super::Kind;
 use crate::annotation;
 use crate::rules::{RuleSet, SourceFlags};
-use crate::tree::Node;
+use crate::tree::{Node, Object};
 
 /// The annotation external-dns reads an Ingress's class from when `spec.ingressClassName` is
 /// not set.
@@ -56,35 +56,33 @@ fn namespace_skip(flags: &SourceFlags, kind: Kind, namespace: &str) -> Option<St
 /// then the label filter, for every kind it reads but Gateways, which have their own label
 /// filter. The reason when one does not select `object`.
 fn selector_skip(flags: &SourceFlags, kind: Kind, object: &Node<'_>) -> Option<String> {
-    let annotations = (
-        "annotation",
-        "sources.annotationFilter",
-        &flags.annotation_filter,
-    );
+    use Metadata::{Annotations, Labels};
     let filters = match kind {
         Kind::ServiceAccount => [None, None],
         Kind::Gateway => [
             None,
             Some((
-                "label",
+                Labels,
                 "sources.gatewayLabelFilter",
                 &flags.gateway_label_filter,
             )),
         ],
         _ => [
-            Some(annotations),
-            Some(("label", "sources.labelFilter", &flags.label_filter)),
+            Some((
+                Annotations,
+                "sources.annotationFilter",
+                &flags.annotation_filter,
+            )),
+            Some((Labels, "sources.labelFilter", &flags.label_filter)),
         ],
     };
     filters
         .into_iter()
         .flatten()
-        .find_map(|(what, setting, filter)| {
+        .find_map(|(metadata, setting, filter)| {
             let filter = filter.as_ref()?;
-            let map = match what {
-                "annotation" => annotation::map(object),
-                _ => crate::path::at(object, &["metadata", "labels"]).and_then(Node::as_object),
-            };
+            let what = metadata.noun();
+            let map = metadata.of(object);
             let (unmet, value) = filter.first_unmet(|k| map?.get(k)?.as_str())?;
             let key = unmet.key();
             let found = value.map_or_else(
@@ -96,6 +94,31 @@ fn selector_skip(flags: &SourceFlags, kind: Kind, object: &Node<'_>) -> Option<S
                 filter.text()
             ))
         })
+}
+
+/// The two string maps of an object's metadata a selector flag reads.
+#[derive(Clone, Copy)]
+enum Metadata {
+    Annotations,
+    Labels,
+}
+
+impl Metadata {
+    fn noun(self) -> &'static str {
+        match self {
+            Self::Annotations => "annotation",
+            Self::Labels => "label",
+        }
+    }
+
+    fn of<'n, 'a>(self, object: &'n Node<'a>) -> Option<&'n Object<'a>> {
+        match self {
+            Self::Annotations => annotation::map(object),
+            Self::Labels => {
+                crate::path::at(object, &["metadata", "labels"]).and_then(Node::as_object)
+            }
+        }
+    }
 }
 
 /// external-dns's `filterByIngressClass`: `spec.ingressClassName` when set and not empty, else
@@ -161,20 +184,15 @@ fn parent_skip(
         return None;
     }
     let parents = crate::path::at(object, &["spec", "parentRefs"]).and_then(Node::as_array);
-    let text = |parent: &Node<'_>, key: &str, default: &str| {
-        let value = parent.get(key).and_then(Node::as_str).unwrap_or("");
-        (if value.is_empty() { default } else { value }).to_string()
-    };
     let read = parents.unwrap_or(&[]).iter().any(|parent| {
-        let group = text(parent, "group", GATEWAY_GROUP);
-        match text(parent, "kind", "Gateway").as_str() {
-            _ if group != GATEWAY_GROUP => false,
+        let text = |key, default| ref_field(parent, key, default);
+        match text("kind", "Gateway") {
+            _ if text("group", GATEWAY_GROUP) != GATEWAY_GROUP => false,
             "ListenerSet" => true,
             "Gateway" => {
-                let name = text(parent, "name", "");
-                let ns = text(parent, "namespace", namespace);
-                flags.gateway_name.as_ref().is_none_or(|n| *n == name)
-                    && flags.gateway_namespace.as_ref().is_none_or(|n| *n == ns)
+                let (name, ns) = (text("name", ""), text("namespace", namespace));
+                flags.gateway_name.as_ref().is_none_or(|n| n == name)
+                    && flags.gateway_namespace.as_ref().is_none_or(|n| n == ns)
             }
             _ => false,
         }
@@ -193,4 +211,12 @@ fn parent_skip(
         "spec.parentRefs names no Gateway external-dns publishes routes through ({})",
         wanted.join(", ")
     ))
+}
+
+/// A parent reference's `key`, or `default` when it is unset or empty (external-dns's `strVal`).
+fn ref_field<'n>(parent: &'n Node<'_>, key: &str, default: &'n str) -> &'n str {
+    match parent.get(key).and_then(Node::as_str) {
+        Some(value) if !value.is_empty() => value,
+        _ => default,
+    }
 }
