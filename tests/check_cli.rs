@@ -624,3 +624,36 @@ fn objects_outside_the_namespace_external_dns_reads_are_admitted_unchecked() {
         String::from_utf8_lossy(&out.stdout)
     );
 }
+
+#[test]
+fn objects_without_a_hostname_are_judged_on_the_names_the_fqdn_template_makes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let text = "domainFilters: [example.com]\nsources: {fqdnTemplate: '{{.Name}}.{{.Namespace}}.example.org'}\n";
+    let rules = rules_file(&dir, text);
+    let manifests = [
+        // No host: the template names it, outside the filters.
+        "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: web, namespace: shop}\nspec: {defaultBackend: {service: {name: web, port: {number: 80}}}}\n",
+        // A host of its own: the template is not used.
+        "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: api, namespace: shop}\nspec: {rules: [{host: api.example.com}]}\n",
+        // A ClusterIP Service is not published, a LoadBalancer is.
+        "apiVersion: v1\nkind: Service\nmetadata: {name: db, namespace: shop}\nspec: {type: ClusterIP, clusterIP: 10.0.0.9}\n",
+        "apiVersion: v1\nkind: Service\nmetadata: {name: lb, namespace: shop}\nspec: {type: LoadBalancer}\n",
+    ]
+    .join("---\n");
+    let (code, stderr, results) = check_json(&rules, &manifests);
+    assert_eq!(code, Some(1), "{stderr}");
+    let allowed: Vec<bool> = results
+        .iter()
+        .map(|r| r["allowed"].as_bool().unwrap_or(false))
+        .collect();
+    assert_eq!(allowed, [false, true, true, false]);
+    let violation = &results[0]["violations"][0];
+    assert_eq!(violation["field"], "sources.fqdnTemplate");
+    assert_eq!(violation["value"], "web.shop.example.org");
+    let message = violation["message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with(r#"the name "web.shop.example.org" that the cluster's fqdn template (sources.fqdnTemplate) makes of this object is outside the domains this cluster's external-dns manages"#),
+        "{message}"
+    );
+    assert_eq!(results[3]["violations"][0]["value"], "lb.shop.example.org");
+}

@@ -70,6 +70,10 @@ fn rule_sets() -> Vec<(String, RuleSet)> {
         ));
     }
     sets.push((
+        "rules with an fqdn template over the metadata and the spec".into(),
+        RuleSet::parse("template", TEMPLATE_RULES).expect("rules parse"),
+    ));
+    sets.push((
         "rules about kubectl's annotation".into(),
         RuleSet::parse("last-applied", LAST_APPLIED_RULES).expect("rules parse"),
     ));
@@ -92,6 +96,19 @@ inject:
 const CLASS_AND_TYPE_RULES: &str = r#"
 domainFilters: [example.com]
 sources: {ingressClassNames: [nginx], serviceTypeFilter: [LoadBalancer, NodePort]}
+"#;
+
+/// Rules whose fqdn template names every object, from what the webhook decodes of it (and
+/// from kubectl's annotation, which it does not decode, so that no name may come of it).
+const TEMPLATE_RULES: &str = r#"
+domainFilters: [example.com]
+sources:
+  combineFqdnAnnotation: true
+  fqdnTemplate: >-
+    {{.Name}}.{{.Namespace}}.{{.Kind | toLower}}.example.com,
+    {{range $k, $v := .Labels}}{{$k}}-{{$v}}.example.org,{{end}}
+    {{range .Spec.Rules}}{{.Host}}.{{end}}{{.Spec.Type}}{{range .Spec.Hostnames}}{{.}}.{{end}}x.example.net,
+    {{index .Annotations "kubectl.kubernetes.io/last-applied-configuration"}}
 "#;
 
 /// Rules under which an object's labels and annotations decide whether it is checked.

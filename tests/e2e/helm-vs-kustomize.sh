@@ -11,6 +11,8 @@
 #                            vs  helm template --set namespace.create=true,serviceMonitor.enabled=true
 #   manifests/ with the component manifests/network-policy/
 #                            vs  helm template --set namespace.create=true,networkPolicy.enabled=true
+#   manifests/ with the component manifests/fqdn-template/
+#                            vs  helm template --set namespace.create=true,webhook.fqdnTemplate=true
 #
 # Needs helm and kubectl (built by scripts/tools.sh when missing) and python3
 # with PyYAML.
@@ -101,6 +103,12 @@ mkdir -p "$work/network-policy"
 printf 'resources: [%s]\ncomponents: [%s/network-policy]\n' "$manifests" "$manifests" \
   >"$work/network-policy/kustomization.yaml"
 compare "NetworkPolicy" "$work/network-policy" --set namespace.create=true --set networkPolicy.enabled=true
+
+# The same with the fqdn-template component (no match conditions on the hostnames webhook).
+mkdir -p "$work/fqdn-template"
+printf 'resources: [%s]\ncomponents: [%s/fqdn-template]\n' "$manifests" "$manifests" \
+  >"$work/fqdn-template/kustomization.yaml"
+compare "fqdn template" "$work/fqdn-template" --set namespace.create=true --set webhook.fqdnTemplate=true
 
 if [[ $failed -gt 0 ]]; then
   exit 1

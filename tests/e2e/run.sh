@@ -704,6 +704,40 @@ takes_effect "an HTTPRoute attached only to another Gateway is admitted unchecke
 rule_configmap_deleted Gateway zoneguard-rules-gateway
 takes_effect "with it deleted, the HTTPRoute is checked again" \
   "viapublic.corp.internal still admitted" public_route_refused
+# An Ingress and an HTTPRoute with no hostname of their own: the fqdn template names them.
+unnamed_ingress() {
+  apply --dry-run=server <<EOF
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: unnamed, namespace: default}
+spec: {defaultBackend: {service: {name: web, port: {number: 80}}}}
+EOF
+}
+unnamed_route() {
+  apply --dry-run=server <<EOF
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: unnamed, namespace: default}
+spec: {parentRefs: [{name: public}]}
+EOF
+}
+unnamed_refused() { local out; out="$(unnamed_ingress 2>&1)"; [[ $out == *'"unnamed.default.corp.internal"'* ]]; }
+check "an Ingress with no hostname is admitted while no fqdn template is set" ok -- unnamed_ingress
+rule_configmap_added "with external-dns's fqdn template" zoneguard-rules-template \
+  "sources: {fqdnTemplate: '{{.Name}}.{{.Namespace}}.corp.internal'}"
+takes_effect "the name the template makes of an Ingress with none is checked" \
+  "unnamed.default.corp.internal still admitted" unnamed_refused
+check "the refusal names the template's name and the setting" fail "$DENIED" \
+  "the name \"unnamed.default.corp.internal\" that the cluster's fqdn template (sources.fqdnTemplate) makes of this object" -- \
+  unnamed_ingress
+check "an HTTPRoute with no hostnames is checked on the template's name" fail "$DENIED" \
+  '"unnamed.default.corp.internal"' -- unnamed_route
+rule_configmap_deleted "fqdn template" zoneguard-rules-template
+takes_effect "with it deleted, the Ingress with no hostname is admitted again" \
+  "unnamed.default.corp.internal still refused" unnamed_ingress
+check "rule ConfigMap with a template external-dns would refuse is refused" fail "$RULES_DENIED" \
+  "sources.fqdnTemplate" 'function "lower" not defined' -- \
+  apply < <(rules_configmap zoneguard-rules-bad "sources: {fqdnTemplate: '{{lower .Name}}.example.com'}")
 check "rule ConfigMap with a label filter external-dns would refuse is refused" fail "$RULES_DENIED" \
   "sources.labelFilter" "is not a selector external-dns accepts" -- \
   apply < <(rules_configmap zoneguard-rules-bad "sources: {labelFilter: 'env in (prod'}")

@@ -17,6 +17,12 @@
 // {"labels":[...],"setBased":[...]}: for --label-filter (labels.Parse) and for
 // --annotation-filter (annotations.ParseFilter), null when the text is refused, else
 // whether the selector matches each set.
+//
+// With the argument "template", it reads {"templates":[...],"kind":"Ingress","object":{...}}
+// (kind Ingress, Service or HTTPRoute) and prints {"names":[...]} from external-dns's own
+// --fqdn-template engine run on the object decoded into its typed struct, {"error":"..."}
+// when the template fails on it, or {"parseError":"..."} when external-dns refuses the
+// templates at start.
 package main
 
 import (
@@ -55,6 +61,9 @@ func main() {
 	}
 	if len(os.Args) > 1 && os.Args[1] == "selector" {
 		answer = selected
+	}
+	if len(os.Args) > 1 && os.Args[1] == "template" {
+		answer = templated
 	}
 	for in.Scan() {
 		fmt.Fprintln(out, answer(in.Bytes()))

@@ -28,7 +28,7 @@ fn spec(n: usize) -> FilterSpec {
 
 /// Names to match against a filter of `n` items: (label, name).
 fn names(n: usize) -> [(&'static str, String); 3] {
-    let last = n - 1 - usize::from((n - 1) % 4 == 0);
+    let last = n - 1 - usize::from((n - 1).is_multiple_of(4));
     [
         ("match", format!("api.svc.team-{last}.example.com")),
         ("miss", "api.svc.team-x.example.org".to_owned()),

@@ -18,6 +18,7 @@ mod quote;
 pub mod rules;
 pub mod selector;
 pub mod source;
+pub mod template;
 pub mod tree;
 pub mod trust;
 pub mod verdict;

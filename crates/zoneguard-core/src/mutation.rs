@@ -174,8 +174,8 @@ pub fn to_patch(object: &Node<'_>, injections: &[Injection]) -> Vec<AddOp> {
 }
 
 /// The object's annotations with the injections added, in an object that holds nothing else
-/// but the `spec` fields of [`source::PUBLISHING_SPEC_FIELDS`], and its labels when `rules`
-/// have a label filter: all the rules read to judge an injected value (its hostname, TTL or
+/// but the `spec` fields of [`source::PUBLISHING_SPEC_FIELDS`], and its labels when external-dns
+/// reads them ([`SourceFlags::reads_labels`](crate::rules::SourceFlags::reads_labels)): all the rules read to judge an injected value (its hostname, TTL or
 /// source annotation), whether external-dns reads the object (its label and annotation
 /// filters, Ingress class or Service type) and whether a Service publishes it. Without those
 /// every Service would read as ClusterIP, and judging its hostname would write a warning.
@@ -192,7 +192,7 @@ pub fn annotations_after<'a>(
     let mapping = |members| Node::Object(Object::new(members));
     let mut metadata = vec![(Cow::Borrowed("annotations"), Node::Object(annotations))];
     let labels = crate::path::at(object, &["metadata", "labels"]);
-    if let Some(labels) = labels.filter(|_| rules.sources.label_filter.is_some()) {
+    if let Some(labels) = labels.filter(|_| rules.sources.reads_labels()) {
         metadata.push((Cow::Borrowed("labels"), labels.clone()));
     }
     let spec = object.get("spec");

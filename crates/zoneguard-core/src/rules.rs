@@ -14,6 +14,7 @@ mod words;
 use crate::arn::RoleArn;
 use crate::filter::DomainFilter;
 use crate::selector::Selector;
+use crate::template::FqdnTemplate;
 use crate::trust::TrustPolicy;
 use combine::Parsed;
 pub use compile::INJECT_KINDS;
@@ -86,6 +87,19 @@ pub struct SourceFlags {
     pub gateway_name: Option<String>,
     /// `--compatibility`: the older tool whose Service annotations external-dns also reads.
     pub compatibility: Option<Compatibility>,
+    /// `--fqdn-template`: names an Ingress, Service or route that has no hostname of its own.
+    pub fqdn_template: Option<FqdnTemplate>,
+    /// `--combine-fqdn-annotation`: the template names every such object, named or not.
+    pub combine_fqdn_annotation: bool,
+}
+
+impl SourceFlags {
+    /// Whether external-dns reads any object's labels under these flags: through
+    /// `--label-filter`, or molecule's `dns: route53` label (`--compatibility=molecule`).
+    /// Gateways' own label filter is left out: nothing on a Gateway is injected and judged.
+    pub fn reads_labels(&self) -> bool {
+        self.label_filter.is_some() || self.compatibility == Some(Compatibility::Molecule)
+    }
 }
 
 /// external-dns's `--compatibility` modes: a Service that yields no name of its own is read

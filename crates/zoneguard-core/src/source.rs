@@ -7,6 +7,7 @@ use crate::verdict::{Reason, Violation};
 use std::fmt;
 
 mod compatibility;
+mod fqdn;
 mod skip;
 use skip::filtered_out;
 pub use skip::{service_type, INGRESS_CLASS_ANNOTATION};
@@ -112,6 +113,8 @@ pub enum Field {
     /// Item `<index>` of the comma-separated annotation `<key>`:
     /// `metadata.annotations["<key>"][<index>]`.
     AnnotationItem { key: String, index: usize },
+    /// A name the rules' `sources.fqdnTemplate` makes of the object.
+    Template,
 }
 
 impl fmt::Display for Field {
@@ -123,6 +126,7 @@ impl fmt::Display for Field {
             Field::AnnotationItem { key, index } => {
                 write!(f, "{}[{index}]", annotation::field(key))
             }
+            Field::Template => f.write_str(fqdn::FIELD),
         }
     }
 }
@@ -200,10 +204,13 @@ pub fn extract(rules: &RuleSet, kind: Kind, namespace: &str, object: &Node<'_>) 
         ReadPrefixes::default()
     };
     match kind {
-        Kind::Ingress => ingress(rules, read, object, &mut out),
-        Kind::Service => service(rules, read, object, &mut out),
+        Kind::Ingress => {
+            let unnamed = ingress(rules, read, object, &mut out);
+            out.templated(rules, kind, namespace, object, unnamed);
+        }
+        Kind::Service => service(rules, read, namespace, object, &mut out),
         Kind::RouteWithHostnames | Kind::RouteWithoutHostnames => {
-            route(rules, read, kind, object, &mut out)
+            route(rules, read, kind, namespace, object, &mut out)
         }
         Kind::Gateway => strings_at(
             object,
@@ -292,18 +299,27 @@ fn strings_at(
     }
 }
 
-fn ingress(rules: &RuleSet, read: ReadPrefixes, object: &Node<'_>, out: &mut Extracted) {
+/// An Ingress's names: its hostname annotations and its hosts; whether an external-dns reading
+/// one of the prefixes finds no name of its own in them.
+fn ingress(rules: &RuleSet, read: ReadPrefixes, object: &Node<'_>, out: &mut Extracted) -> bool {
     let mut defined = false;
-    for prefix in read.iter() {
+    // Per prefix read: whether its annotation gave a name, and whether it reads the hosts.
+    let mut own = [(false, false); annotation::STANDARD_PREFIXES.len()];
+    let mut prefixes = 0;
+    for (slot, prefix) in own.iter_mut().zip(read.iter()) {
+        prefixes += 1;
         let Some(source) = hostname_source(object, prefix, "ingress-hostname-source", out, true)
         else {
             continue;
         };
         defined |= source.defined_hosts();
+        let first = out.candidates.len();
         if source.annotation() && !rules.sources.ignore_hostname_annotation {
             out.annotation_list(object, prefix, "hostname");
         }
+        *slot = (out.candidates.len() > first, source.defined_hosts());
     }
+    let first_host = out.candidates.len();
     if defined && !rules.sources.ignore_ingress_rules_spec {
         strings_at(object, &["spec", "rules"], "host", "spec.rules", out);
     }
@@ -322,9 +338,23 @@ fn ingress(rules: &RuleSet, read: ReadPrefixes, object: &Node<'_>, out: &mut Ext
             }
         }
     }
+    let hosts = out.candidates.len() > first_host;
+    own[..prefixes]
+        .iter()
+        .any(|&(annotated, reads_hosts)| !(annotated || reads_hosts && hosts))
 }
 
-fn route(rules: &RuleSet, read: ReadPrefixes, kind: Kind, object: &Node<'_>, out: &mut Extracted) {
+/// A route's names: its hostname annotations, its `spec.hostnames`, and, when it has none (as
+/// external-dns reads `spec.hostnames`, whatever the annotations), the template's, which count
+/// as defined hosts.
+fn route(
+    rules: &RuleSet,
+    read: ReadPrefixes,
+    kind: Kind,
+    namespace: &str,
+    object: &Node<'_>,
+    out: &mut Extracted,
+) {
     let mut defined = false;
     for prefix in read.iter() {
         let source = hostname_source(object, prefix, "gateway-hostname-source", out, false)
@@ -334,13 +364,18 @@ fn route(rules: &RuleSet, read: ReadPrefixes, kind: Kind, object: &Node<'_>, out
             out.annotation_list(object, prefix, "hostname");
         }
     }
-    if defined && kind == Kind::RouteWithHostnames {
-        for (index, host) in items(object, &["spec", "hostnames"]).iter().enumerate() {
+    let hostnames = match kind {
+        Kind::RouteWithHostnames => items(object, &["spec", "hostnames"]),
+        _ => &[],
+    };
+    if defined {
+        for (index, host) in hostnames.iter().enumerate() {
             if let Some(host) = host.as_str() {
                 let list = "spec.hostnames";
                 out.spec_field(Field::ListItem { list, index }, host);
             }
         }
+        out.templated(rules, kind, namespace, object, hostnames.is_empty());
     }
 }
 
@@ -381,16 +416,54 @@ pub const PUBLISHING_SPEC_FIELDS: [&str; 4] =
 /// A Service's names: its hostname annotations, and (with `sources.compatibility`) the legacy
 /// annotations an external-dns falls back on when, under the prefix it reads, the Service
 /// yields no name of its own.
-fn service(rules: &RuleSet, read: ReadPrefixes, object: &Node<'_>, out: &mut Extracted) {
+fn service(
+    rules: &RuleSet,
+    read: ReadPrefixes,
+    namespace: &str,
+    object: &Node<'_>,
+    out: &mut Extracted,
+) {
     let ty = service_type(object);
-    let unnamed = if rules.sources.ignore_hostname_annotation {
+    let mut unnamed = if rules.sources.ignore_hostname_annotation {
         read.iter().next().is_some()
     } else {
         service_hostnames(rules, read, ty, object, out)
     };
     if let Some(mode) = rules.sources.compatibility.filter(|_| unnamed) {
+        let first = out.candidates.len();
         compatibility::names(mode, ty, object, out);
+        unnamed = out.candidates.len() == first;
     }
+    let templated = rules.sources.fqdn_template.is_some() && read.iter().next().is_some();
+    if templated && publishes_template_names(rules, read, ty, object) {
+        let names = out.templated(rules, Kind::Service, namespace, object, unnamed);
+        let targeted = read.iter().any(|p| targeted(object, p));
+        if ty == "NodePort" && !targeted {
+            node_port_srv(object, names, out);
+        }
+    }
+}
+
+/// Whether external-dns publishes a name its template makes of a Service of type `ty`: it gives
+/// a ClusterIP Service's names its cluster IP only with `--publish-internal-services`, unless
+/// it is headless or has a target annotation.
+fn publishes_template_names(
+    rules: &RuleSet,
+    read: ReadPrefixes,
+    ty: &str,
+    object: &Node<'_>,
+) -> bool {
+    let headless =
+        crate::path::at(object, &["spec", "clusterIP"]).and_then(Node::as_str) == Some("None");
+    ty != "ClusterIP"
+        || headless
+        || rules.sources.publish_internal_services
+        || read.iter().any(|p| targeted(object, p))
+}
+
+/// Whether the Service's `<prefix>target` annotation names targets.
+fn targeted(object: &Node<'_>, prefix: &str) -> bool {
+    annotation::get_prefixed(object, prefix, "target").is_some_and(|t| !t.is_empty())
 }
 
 /// The hostname annotations of a Service of type `ty` under each prefix `read`; whether one of
@@ -410,8 +483,7 @@ fn service_hostnames(
     for prefix in read.iter() {
         // With a `target` annotation, external-dns publishes the hostnames to its targets
         // whatever the type, and makes no SRV record.
-        let targeted =
-            annotation::get_prefixed(object, prefix, "target").is_some_and(|t| !t.is_empty());
+        let targeted = targeted(object, prefix);
         if annotation::get_prefixed(object, prefix, "hostname").is_some()
             && ty == "ClusterIP"
             && !headless

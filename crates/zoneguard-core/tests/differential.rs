@@ -14,6 +14,10 @@ use zoneguard_core::filter::{DomainFilter, FilterSpec};
 #[path = "differential/selectors.rs"]
 mod selectors;
 
+/// external-dns's `--fqdn-template` engine against zoneguard's.
+#[path = "differential/templates.rs"]
+mod templates;
+
 /// Cases per run.
 const CASES: usize = 8000;
 /// Fixed seed: a failure reproduces. `ZONEGUARD_DIFF_SEED` (a number) explores others.
@@ -45,16 +49,7 @@ fn zoneguard_matches_exactly_as_external_dns_does() {
     let reference = build_reference();
     let mut rng = Rng(seed());
     let cases: Vec<Case> = (0..CASES).map(|_| random_case(&mut rng)).collect();
-    let lines: Vec<String> = cases
-        .iter()
-        .map(|c| serde_json::to_string(c).expect("cases serialise"))
-        .collect();
-    let verdicts = run_reference(&reference, &[], &lines);
-    assert_eq!(
-        verdicts.len(),
-        cases.len(),
-        "the reference answered fewer lines than it was given"
-    );
+    let verdicts = ask_reference(&reference, &[], &cases);
 
     let disagreements: Vec<String> = cases
         .iter()
@@ -91,16 +86,7 @@ fn zoneguard_normalises_names_exactly_as_external_dns_does() {
             .chain(BASES)
             .map(|s| (*s).to_owned()),
     );
-    let lines: Vec<String> = names
-        .iter()
-        .map(|n| serde_json::to_string(n).expect("names serialise"))
-        .collect();
-    let answers = run_reference(&reference, &["normalize"], &lines);
-    assert_eq!(
-        answers.len(),
-        names.len(),
-        "the reference answered fewer lines than it was given"
-    );
+    let answers = ask_reference(&reference, &["normalize"], &names);
     let disagreements: Vec<String> = names
         .iter()
         .zip(&answers)
@@ -252,6 +238,31 @@ fn build() -> PathBuf {
         String::from_utf8_lossy(&output.stderr)
     );
     binary
+}
+
+/// Each of `cases` as a JSON line to the reference run with `args`: one answer a case.
+fn ask_reference<T: Serialize>(binary: &Path, args: &[&str], cases: &[T]) -> Vec<String> {
+    let lines: Vec<String> = cases
+        .iter()
+        .map(|c| serde_json::to_string(c).expect("cases serialise"))
+        .collect();
+    let answers = run_reference(binary, args, &lines);
+    assert_eq!(
+        answers.len(),
+        cases.len(),
+        "the reference answered fewer lines than it was given"
+    );
+    answers
+}
+
+/// Each of the reference's `answers` decoded from its JSON.
+fn decoded<A: serde::de::DeserializeOwned>(answers: &[String]) -> Vec<A> {
+    answers
+        .iter()
+        .map(|line| {
+            serde_json::from_str(line).unwrap_or_else(|e| panic!("reference answer {line:?}: {e}"))
+        })
+        .collect()
 }
 
 /// Feeds every line to the reference and collects one answer per line.

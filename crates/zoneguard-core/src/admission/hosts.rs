@@ -3,7 +3,7 @@
 use crate::filter::{self, FilterSpec};
 use crate::hostname::{self, GatewayDrop};
 use crate::rules::RuleSet;
-use crate::source::{Candidate, Record};
+use crate::source::{Candidate, Field, Record};
 use crate::verdict::{Reason, Violation};
 
 /// The first rule a candidate breaks, if any: syntax, cluster filters, delegation, TXT length.
@@ -102,6 +102,11 @@ impl std::fmt::Display for Where<'_> {
                 f,
                 "{}: the SRV record {:?} that external-dns publishes for spec.ports[{port}] of this NodePort Service",
                 c.field, c.raw
+            ),
+            Record::Address | Record::Gateway if c.field == Field::Template => write!(
+                f,
+                "the name {:?} that the cluster's fqdn template ({}) makes of this object",
+                c.raw, c.field
             ),
             Record::Address | Record::Gateway => write!(f, "{} {:?}", c.field, c.raw),
         }

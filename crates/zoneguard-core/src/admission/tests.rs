@@ -602,6 +602,24 @@ fn an_injected_hostname_is_judged_by_the_labels_and_annotations_the_object_will_
 }
 
 #[test]
+fn an_injected_molecule_name_is_judged_on_the_label_molecule_reads() {
+    // Under --compatibility=molecule external-dns reads `domainName` only on a Service
+    // labelled dns: route53, so the re-judge of an injected `domainName` needs the labels.
+    let rules = rules(
+        "domainFilters: [example.com]\nsources: {compatibility: molecule}\ninject:\n  - kinds: [Service]\n    annotations: {domainName: '{name}.other.org'}\n",
+    );
+    for (labels, allowed) in [(json!({"dns": "route53"}), false), (json!({}), true)] {
+        let mut object = lb_service(None);
+        object["metadata"]["labels"] = labels.clone();
+        let object = tree(&object);
+        let request = req(Operation::Create, "", "Service", "default", &object, None);
+        let d = mutate(&rules, &request);
+        assert_eq!(d.allowed, allowed, "{labels}: {:?}", d.violations);
+        assert_eq!(d.patch.len(), 1, "{labels}: injected either way");
+    }
+}
+
+#[test]
 fn a_rules_configmap_with_a_broken_document_is_refused_with_the_parser_message() {
     let d = review_rules_configmap(
         &rules(""),

@@ -151,6 +151,18 @@ impl<'a> Combiner<'a> {
             &mut o.compatibility,
             s.compatibility,
         );
+        self.scalar(
+            src,
+            "sources.fqdnTemplate",
+            &mut o.fqdn_template,
+            s.fqdn_template,
+        );
+        self.scalar(
+            src,
+            "sources.combineFqdnAnnotation",
+            &mut o.combine_fqdn_annotation,
+            s.combine_fqdn_annotation,
+        );
     }
 
     fn registry(&mut self, src: (&'a str, &str), o: &mut RegistryDoc, r: RegistryDoc) {

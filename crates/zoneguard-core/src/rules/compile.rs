@@ -11,6 +11,7 @@ use crate::annotation;
 use crate::arn::RoleArn;
 use crate::filter::{DomainFilter, FilterError, FilterSpec};
 use crate::selector::Selector;
+use crate::template::FqdnTemplate;
 use crate::trust::TrustPolicy;
 use std::collections::BTreeMap;
 
@@ -146,6 +147,7 @@ fn sources(doc: &RulesDoc, errors: &mut Vec<CompileError>) -> SourceFlags {
     let gateway_namespace = namespace("gatewayNamespace", &s.gateway_namespace, errors);
     let compatibility = compatibility(s.compatibility.as_deref(), &base, errors);
     let gateway_name = s.gateway_name.clone().filter(|n| !n.is_empty());
+    let fqdn_template = fqdn_template(s.fqdn_template.as_deref(), &base, errors);
     SourceFlags {
         ignore_hostname_annotation: s.ignore_hostname_annotation.unwrap_or(false),
         ignore_ingress_tls_spec: s.ignore_ingress_tls_spec.unwrap_or(false),
@@ -160,7 +162,27 @@ fn sources(doc: &RulesDoc, errors: &mut Vec<CompileError>) -> SourceFlags {
         gateway_namespace,
         gateway_name,
         compatibility,
+        fqdn_template,
+        combine_fqdn_annotation: s.combine_fqdn_annotation.unwrap_or(false),
     }
+}
+
+/// `sources.fqdnTemplate`, parsed as external-dns parses its `--fqdn-template`; blank = none.
+fn fqdn_template(
+    text: Option<&str>,
+    base: &KeyPath,
+    errors: &mut Vec<CompileError>,
+) -> Option<FqdnTemplate> {
+    let text = text?;
+    FqdnTemplate::parse(&[text.to_string()])
+        .map_err(|why| {
+            errors.push(CompileError::new(
+                base.key("fqdnTemplate"),
+                format!("{text:?} is not a Go template external-dns accepts ({why}); external-dns refuses to start with it"),
+            ));
+        })
+        .ok()
+        .flatten()
 }
 
 /// `sources.compatibility`: one of external-dns's `--compatibility` values, or empty for none.
@@ -249,16 +271,13 @@ fn check_service_types(
 fn check_prefix(prefix: Option<&str>, errors: &mut Vec<CompileError>) {
     let Some(prefix) = prefix else { return };
     let path = KeyPath::root().key("annotationPrefix");
+    // external-dns asks only for the '/'; an annotation key's prefix must also be a DNS-1123
+    // subdomain, or the API server refuses every annotation under it.
     let name = prefix.strip_suffix('/').unwrap_or("");
-    let valid = !name.is_empty()
-        && name.len() <= 253
-        && name
-            .split('.')
-            .all(|l| !l.is_empty() && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'));
-    if !valid {
+    if !crate::k8s_name::is_dns1123_subdomain(name) {
         errors.push(CompileError::new(
             path,
-            format!("{prefix:?} is not an annotation prefix: write a DNS name ending in \"/\", as external-dns's --annotation-prefix (e.g. \"external-dns.alpha.kubernetes.io/\")"),
+            format!("{prefix:?} is not an annotation prefix: write a lower-case DNS name ending in \"/\", as external-dns's --annotation-prefix (e.g. \"external-dns.alpha.kubernetes.io/\")"),
         ));
     }
 }

@@ -82,6 +82,10 @@ pub struct SourcesDoc {
     pub gateway_name: Option<String>,
     /// `--compatibility`: `mate`, `molecule` or `kops-dns-controller`; empty = none.
     pub compatibility: Option<String>,
+    /// `--fqdn-template`: the Go template that names an object with no hostname of its own.
+    pub fqdn_template: Option<String>,
+    /// `--combine-fqdn-annotation`: the template's names also for objects that have their own.
+    pub combine_fqdn_annotation: Option<bool>,
 }
 
 /// external-dns TXT registry flags.

@@ -114,18 +114,12 @@ fn chains(docs: &[ChainDoc], base: &KeyPath, errors: &mut Vec<CompileError>) -> 
     out
 }
 
-/// `ns/name` → (`ns`, `name`): a namespace (a DNS-1123 label) and a ServiceAccount name (up to
-/// 253 lower-case letters, digits, '-' and '.', starting and ending with neither).
+/// `ns/name` → (`ns`, `name`): a namespace (a DNS-1123 label) and a ServiceAccount name (a
+/// DNS-1123 subdomain, as the API server checks it).
 fn service_account(text: &str) -> Option<(String, String)> {
+    use crate::k8s_name::{is_dns1123_label, is_dns1123_subdomain};
     let (ns, name) = text.split_once('/')?;
-    let name_ok = !name.is_empty()
-        && name.len() <= 253
-        && name
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '.')
-        && !name.starts_with(['-', '.'])
-        && !name.ends_with(['-', '.']);
-    (crate::k8s_name::is_dns1123_label(ns) && name_ok).then(|| (ns.to_string(), name.to_string()))
+    (is_dns1123_label(ns) && is_dns1123_subdomain(name)).then(|| (ns.to_string(), name.to_string()))
 }
 
 fn is_account(text: &str) -> bool {
@@ -167,6 +161,10 @@ mod tests {
             service_account("external-dns/external-dns"),
             Some(("external-dns".into(), "external-dns".into()))
         );
+        assert_eq!(
+            service_account("ns/a.b-c"),
+            Some(("ns".into(), "a.b-c".into()))
+        );
         for bad in [
             "external-dns",
             "/x",
@@ -175,6 +173,9 @@ mod tests {
             "a.b/x",
             "ns/x/y",
             "ns/-x",
+            "ns/a..b",
+            "ns/a.-b",
+            "ns/X",
         ] {
             assert_eq!(service_account(bad), None, "{bad}");
         }

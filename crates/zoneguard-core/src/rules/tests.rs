@@ -48,7 +48,7 @@ fn json_documents_parse_like_yaml() {
 
 #[test]
 fn errors_name_the_key_and_the_line() {
-    let table: [(&str, &str, usize, &str); 18] = [
+    let table: [(&str, &str, usize, &str); 20] = [
         (
             "domainFilters: [a.com]\nfoo: 1\n",
             "foo",
@@ -152,6 +152,18 @@ fn errors_name_the_key_and_the_line() {
             2,
             "is not a namespace name",
         ),
+        (
+            "sources:\n  fqdnTemplate: '{{.Name}}.{{nosuch .Namespace}}.example.com'\n",
+            "sources.fqdnTemplate",
+            2,
+            r#"is not a Go template external-dns accepts (function "nosuch" not defined)"#,
+        ),
+        (
+            "sources: {fqdnTemplate: '{{.Name'}\n",
+            "sources.fqdnTemplate",
+            1,
+            "unclosed action",
+        ),
     ];
     for (text, key, line, needle) in table {
         let e = one_error(text);
@@ -192,6 +204,30 @@ fn inject_rules_are_checked() {
     ];
     for (text, key) in table {
         assert_eq!(one_error(text).key, key, "{text}");
+    }
+}
+
+#[test]
+fn an_annotation_prefix_must_be_a_dns_subdomain_ending_in_a_slash() {
+    for good in ["dns.example.io/", "external-dns.alpha.kubernetes.io/", "a/"] {
+        let text = format!("annotationPrefix: {good}\n");
+        assert!(errors_of(&text).is_empty(), "{good}");
+    }
+    for bad in [
+        "dns.example.io",
+        "/",
+        "Dns.io/",
+        "-a.io/",
+        "a..io/",
+        "a/b/",
+        "'a io/'",
+    ] {
+        let e = one_error(&format!("annotationPrefix: {bad}\n"));
+        assert_eq!(e.key, "annotationPrefix", "{bad}");
+        assert!(
+            e.message.contains("is not an annotation prefix"),
+            "{bad}: {e}"
+        );
     }
 }
 
@@ -264,28 +300,55 @@ fn selector_filters_compile_and_an_empty_one_selects_everything() {
 }
 
 #[test]
-fn two_sources_with_different_selector_filters_are_a_conflict() {
-    let a = RuleSource {
-        name: "ConfigMap zoneguard/a",
-        text: "sources: {labelFilter: team=web}\n",
-    };
-    let same = RuleSource {
-        name: "ConfigMap zoneguard/same",
-        text: "sources: {labelFilter: team=web}\n",
-    };
-    let b = RuleSource {
-        name: "ConfigMap zoneguard/b",
-        text: "sources:\n  labelFilter: team=db\n",
-    };
-    assert!(RuleSet::from_sources(&[a, same]).is_ok());
-    let errors = RuleSet::from_sources(&[a, b]).err().unwrap_or_default();
-    assert_eq!(errors.len(), 1, "{errors:?}");
-    let e = &errors[0];
-    assert_eq!(
-        (e.source_name.as_str(), e.line, e.key.as_str()),
-        ("ConfigMap zoneguard/b", 2, "sources.labelFilter")
-    );
-    assert!(e.message.contains("ConfigMap zoneguard/a"), "{e}");
+fn two_sources_with_different_selectors_or_templates_are_a_conflict() {
+    // (the setting in one source, the other's, the key)
+    let table = [
+        (
+            "sources: {labelFilter: team=web}\n",
+            "sources:\n  labelFilter: team=db\n",
+            "sources.labelFilter",
+        ),
+        (
+            "sources: {fqdnTemplate: '{{.Name}}.example.com'}\n",
+            "sources:\n  fqdnTemplate: '{{.Name}}.example.org'\n",
+            "sources.fqdnTemplate",
+        ),
+    ];
+    for (first, other, key) in table {
+        let a = RuleSource {
+            name: "ConfigMap zoneguard/a",
+            text: first,
+        };
+        let same = RuleSource {
+            name: "ConfigMap zoneguard/same",
+            text: first,
+        };
+        let b = RuleSource {
+            name: "ConfigMap zoneguard/b",
+            text: other,
+        };
+        assert!(RuleSet::from_sources(&[a, same]).is_ok(), "{key}");
+        let errors = RuleSet::from_sources(&[a, b]).err().unwrap_or_default();
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        let e = &errors[0];
+        assert_eq!(
+            (e.source_name.as_str(), e.line, e.key.as_str()),
+            ("ConfigMap zoneguard/b", 2, key)
+        );
+        assert!(e.message.contains("ConfigMap zoneguard/a"), "{e}");
+    }
+}
+
+#[test]
+fn an_fqdn_template_compiles_with_its_combine_flag() {
+    let text = "sources: {fqdnTemplate: '{{.Name}}.example.com', combineFqdnAnnotation: true}\n";
+    let rules = RuleSet::parse("r", text).unwrap_or_else(|e| panic!("{e:?}"));
+    let template = rules.sources.fqdn_template.as_ref().expect("a template");
+    assert_eq!(template.text(), "{{.Name}}.example.com");
+    assert!(rules.sources.combine_fqdn_annotation);
+    let blank =
+        RuleSet::parse("r", "sources: {fqdnTemplate: ' '}\n").unwrap_or_else(|e| panic!("{e:?}"));
+    assert!(blank.sources.fqdn_template.is_none());
 }
 
 #[test]

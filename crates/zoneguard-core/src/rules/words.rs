@@ -10,7 +10,7 @@ pub(super) const SHAPES: [(&str, &str); 7] = [
     ),
     (
         "SourcesDoc",
-        "a mapping with ignoreHostnameAnnotation/ignoreIngressTLSSpec/ignoreIngressRulesSpec/publishInternalServices/ingressClassNames/serviceTypeFilter/labelFilter/annotationFilter/gatewayLabelFilter/namespace/gatewayNamespace/gatewayName/compatibility",
+        "a mapping with ignoreHostnameAnnotation/ignoreIngressTLSSpec/ignoreIngressRulesSpec/publishInternalServices/ingressClassNames/serviceTypeFilter/labelFilter/annotationFilter/gatewayLabelFilter/namespace/gatewayNamespace/gatewayName/compatibility/fqdnTemplate/combineFqdnAnnotation",
     ),
     (
         "RegistryDoc",

@@ -44,6 +44,18 @@ pub(super) fn names(mode: Compatibility, ty: &str, object: &Node<'_>, out: &mut 
     }
 }
 
+/// Whether `object` carries one of the annotations `mode` reads, whatever its type and
+/// labels: it then asks external-dns for names.
+pub(super) fn carries(mode: Compatibility, object: &Node<'_>) -> bool {
+    let keys: &[&str] = match mode {
+        Compatibility::Mate => &[MATE],
+        Compatibility::Molecule => &[MOLECULE],
+        Compatibility::KopsDnsController => &[KOPS_EXTERNAL, KOPS_INTERNAL],
+    };
+    keys.iter()
+        .any(|key| crate::annotation::get(object, key).is_some())
+}
+
 impl Extracted {
     /// The names of the legacy annotation `key`: the whole value, or with `split` its ASCII
     /// spaces deleted and the rest cut at commas (no trimming, unlike external-dns's own
@@ -189,5 +201,25 @@ mod tests {
         let other = json!({kops: "k.example.com", "external-dns.alpha.kubernetes.io/controller": "x",
                            "external-dns.kubernetes.io/controller": "x"});
         assert!(!legacy(other));
+    }
+
+    #[test]
+    fn a_filtered_out_service_with_only_a_legacy_annotation_is_warned_about_under_its_mode() {
+        let svc = json!({"metadata": {"name": "s", "annotations": {"zalando.org/dnsname": "m.example.com"}},
+                         "spec": {"type": "LoadBalancer"}});
+        let table = [
+            ("{compatibility: mate, labelFilter: expose}", 1),
+            (
+                "{compatibility: kops-dns-controller, labelFilter: expose}",
+                0,
+            ),
+            ("{labelFilter: expose}", 0),
+        ];
+        for (sources, want) in table {
+            let rules = RuleSet::parse("r", &format!("sources: {sources}")).expect("rules");
+            let out = extract(&rules, Kind::Service, "default", &Node::from(&svc));
+            assert!(out.candidates.is_empty(), "{sources}: skipped whole");
+            assert_eq!(out.warnings.len(), want, "{sources}: {:?}", out.warnings);
+        }
     }
 }

@@ -15,8 +15,9 @@ pub const INGRESS_CLASS_ANNOTATION: &str = "kubernetes.io/ingress.class";
 /// `annotationFilter`, `labelFilter`, `gatewayLabelFilter`, `ingressClassNames`,
 /// `serviceTypeFilter`) makes it skip this object whole, so that nothing of it is judged; it
 /// holds the warning that says so when the object asks external-dns for something: a
-/// DNSEndpoint always does, another object when it carries an external-dns annotation (an
-/// Ingress of an internal class with none is skipped silently).
+/// DNSEndpoint always does, another object when it carries an external-dns annotation, or a
+/// Service one of the legacy annotations `sources.compatibility` reads (an Ingress of an
+/// internal class with none is skipped silently).
 pub(super) fn filtered_out(
     rules: &RuleSet,
     kind: Kind,
@@ -31,11 +32,16 @@ pub(super) fn filtered_out(
             Kind::Service => service_type_skip(&rules.sources.service_types, object),
             _ => None,
         })?;
+    let legacy = rules
+        .sources
+        .compatibility
+        .filter(|_| kind == Kind::Service);
     let asks = kind == Kind::DnsEndpoint
         || annotation::map(object).is_some_and(|m| {
             m.keys()
                 .any(|k| annotation::prefixes(rules).any(|p| k.starts_with(p)))
-        });
+        })
+        || legacy.is_some_and(|mode| super::compatibility::carries(mode, object));
     let noun = kind.noun();
     Some(asks.then(|| format!("{why}: external-dns skips this {noun} and publishes none of its hostnames, so zoneguard does not check them")))
 }

@@ -1,0 +1,159 @@
+//! An object as Go's text/template sees the typed Kubernetes struct external-dns runs its
+//! templates on: Go's field names, the fields of `ObjectMeta` and `TypeMeta` promoted to the
+//! top, the maps (labels, annotations, a Service's selector) keyed as written, and the fields
+//! templates use most present with Go's zero value when the object leaves them out. Only the
+//! fields the webhook decodes ([`READ`]) are there, so that a template names an object alike
+//! in the webhook and in `zoneguard check`.
+
+use crate::fields::{Fields, READ};
+use crate::tree::Node;
+use gotmpl::Value;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+type Map = BTreeMap<Arc<str>, Value>;
+
+/// JSON names whose Go field name is not the name with its first letter upper-cased.
+const GO_NAMES: [(&str, &str); 14] = [
+    ("apiVersion", "APIVersion"),
+    ("clientIP", "ClientIP"),
+    ("clusterIP", "ClusterIP"),
+    ("clusterIPs", "ClusterIPs"),
+    ("externalIPs", "ExternalIPs"),
+    ("http", "HTTP"),
+    ("ip", "IP"),
+    ("ipFamilies", "IPFamilies"),
+    ("ipFamilyPolicy", "IPFamilyPolicy"),
+    ("ipMode", "IPMode"),
+    ("loadBalancerIP", "LoadBalancerIP"),
+    ("podIPs", "PodIPs"),
+    ("tls", "TLS"),
+    ("uid", "UID"),
+];
+
+/// `ObjectMeta`'s string fields, "" when unset.
+const META_STRINGS: [&str; 4] = ["Name", "GenerateName", "Namespace", "ResourceVersion"];
+
+/// The object as external-dns's template sees it. `kind` is the object's kind; its
+/// `TypeMeta` is what external-dns sets from client-go's scheme (`networking.k8s.io/v1` for an
+/// Ingress, `v1` for a Service), and for Gateway API types, which that scheme lacks, the type's
+/// name and no API version. `namespace` stands in for a missing `metadata.namespace`.
+pub(super) fn value(kind: &str, namespace: &str, object: &Node<'_>) -> Value {
+    let mut top = Map::new();
+    let api_version = match kind {
+        "Ingress" => "networking.k8s.io/v1",
+        "Service" => "v1",
+        _ => "",
+    };
+    let type_meta = Map::from([
+        ("Kind".into(), text(kind)),
+        ("APIVersion".into(), text(api_version)),
+    ]);
+    let mut meta = members(object, "metadata", kind);
+    for field in META_STRINGS {
+        meta.entry(field.into()).or_insert_with(|| text(""));
+    }
+    if matches!(meta.get("Namespace"), Some(Value::String(s)) if s.is_empty()) {
+        meta.insert("Namespace".into(), text(namespace));
+    }
+    for field in ["Labels", "Annotations"] {
+        meta.entry(field.into())
+            .or_insert_with(|| Value::Map(Arc::default()));
+    }
+    top.extend(type_meta.clone());
+    top.extend(meta.clone());
+    top.insert("TypeMeta".into(), Value::Map(Arc::new(type_meta)));
+    top.insert("ObjectMeta".into(), Value::Map(Arc::new(meta)));
+    for key in ["spec", "status"] {
+        let fields = members(object, key, kind);
+        top.insert(go_name(key).into(), Value::Map(Arc::new(fields)));
+    }
+    Value::Map(Arc::new(top))
+}
+
+/// The members of the struct at `object.<key>`, of those the webhook decodes.
+fn members(object: &Node<'_>, key: &str, kind: &str) -> Map {
+    match (object.get(key), READ.below(key)) {
+        (Some(Node::Object(m)), Some(fields)) => struct_fields(m.iter(), fields, &[key], kind),
+        _ => Map::new(),
+    }
+}
+
+/// A struct's members under Go's field names, of those `fields` reads; `path` is where the
+/// struct is, for the maps in it.
+fn struct_fields<'n, 'a: 'n>(
+    members: impl Iterator<Item = (&'n str, &'n Node<'a>)>,
+    fields: &Fields,
+    path: &[&str],
+    kind: &str,
+) -> Map {
+    members
+        .filter_map(|(key, node)| {
+            let below = fields.below(key).filter(|f| **f != Fields::Unread)?;
+            let mut inner = path.to_vec();
+            inner.push(key);
+            let value = if is_map(&inner, kind) {
+                map_of(node, below)
+            } else {
+                convert(node, below, &inner, kind)
+            };
+            Some((Arc::from(go_name(key).as_str()), value))
+        })
+        .collect()
+}
+
+/// Whether the field at `path` is a Go map, whose keys stay as written.
+fn is_map(path: &[&str], kind: &str) -> bool {
+    matches!(
+        (kind, path),
+        (_, ["metadata", "labels" | "annotations"]) | ("Service", ["spec", "selector"])
+    )
+}
+
+/// A Go map: its keys as written, of those `fields` reads.
+fn map_of(node: &Node<'_>, fields: &Fields) -> Value {
+    let Node::Object(m) = node else {
+        return Value::Nil;
+    };
+    let entries = m.iter().filter_map(|(k, v)| {
+        let below = fields.below(k).filter(|f| **f != Fields::Unread)?;
+        Some((Arc::from(k), convert(v, below, &[], "")))
+    });
+    Value::Map(Arc::new(entries.collect()))
+}
+
+fn convert(node: &Node<'_>, fields: &Fields, path: &[&str], kind: &str) -> Value {
+    match node {
+        Node::Null => Value::Nil,
+        Node::Bool(b) => Value::Bool(*b),
+        Node::Number(n) => n
+            .as_i64()
+            .map(Value::Int)
+            .or_else(|| n.as_u64().map(Value::Uint))
+            .unwrap_or_else(|| Value::Float(n.as_f64().unwrap_or_default())),
+        Node::String(s) => text(s),
+        // A list's items are structs of the list's path.
+        Node::Array(items) => Value::List(
+            items
+                .iter()
+                .map(|i| convert(i, fields, path, kind))
+                .collect(),
+        ),
+        Node::Object(m) => Value::Map(Arc::new(struct_fields(m.iter(), fields, path, kind))),
+    }
+}
+
+/// The Go field name of the JSON member `key`.
+fn go_name(key: &str) -> String {
+    if let Some((_, go)) = GO_NAMES.iter().find(|(json, _)| *json == key) {
+        return (*go).to_string();
+    }
+    let mut chars = key.chars();
+    chars.next().map_or_else(String::new, |first| {
+        first.to_uppercase().chain(chars).collect()
+    })
+}
+
+fn text(s: &str) -> Value {
+    Value::String(s.into())
+}
