@@ -11,6 +11,7 @@ use zoneguard_core::filter::{normalize_name, DomainFilter, FilterSpec};
 use zoneguard_core::hostname;
 use zoneguard_core::rules::{RuleSet, RuleSource, TxtRegistry};
 use zoneguard_core::selector::Selector;
+use zoneguard_core::template::FqdnTemplate;
 use zoneguard_core::tree::Node;
 use zoneguard_core::trust::{evaluate_web_identity, TrustPolicy, WebIdentity};
 
@@ -212,6 +213,40 @@ pub fn selector_match(data: &[u8]) {
                 "{r} (of {selector:?})"
             );
             assert_eq!(r.matches(lookup(r.key())), again.matches(lookup));
+        }
+    }
+}
+
+/// Any text as an fqdn template gives a template or an error; a template run on an object
+/// (of each kind) gives names or an error: each name not empty and without a comma, sorted and
+/// once, all of them within the output cap.
+///
+/// Input: the template, then optionally a line `---` and the object as JSON (a fixed object
+/// when that is absent or not JSON).
+pub fn fqdn_template(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let (template, object) = text.split_once("\n---\n").unwrap_or((text, ""));
+    let object: serde_json::Value = serde_json::from_str(object).unwrap_or_else(|_| {
+        serde_json::json!({"metadata": {"name": "web", "namespace": "team-a",
+            "labels": {"team": "pay"}, "annotations": {"names": "[\"a\",\"b\"]"}},
+            "spec": {"rules": [{"host": "a.example.com"}], "hostnames": ["r.example.com"]}})
+    });
+    let Ok(Some(parsed)) = FqdnTemplate::parse(&[template.to_string()]) else {
+        return;
+    };
+    for kind in ["Ingress", "Service", "HTTPRoute"] {
+        let Ok(names) = parsed.names(kind, "team-a", &Node::from(&object)) else {
+            continue;
+        };
+        assert!(
+            names.windows(2).all(|w| w[0] < w[1]),
+            "{names:?}: sorted, each once"
+        );
+        assert!(names.iter().map(String::len).sum::<usize>() <= 1 << 20);
+        for name in &names {
+            assert!(!name.is_empty() && !name.contains(','), "{name:?}");
         }
     }
 }

@@ -51,3 +51,8 @@ fn selector_match_inputs_give_selectors_or_errors() {
 fn trust_eval_inputs_give_verdicts_or_errors() {
     replay("trust_eval", checks::trust_eval);
 }
+
+#[test]
+fn fqdn_template_inputs_give_names_or_errors() {
+    replay("fqdn_template", checks::fqdn_template);
+}

@@ -25,11 +25,14 @@ const SOURCES: [&str; 7] = [
     "gateway-udproute",
 ];
 
-/// The parsed `--fqdn-template` values, once per source they may be run for.
+/// The parsed `--fqdn-template` values, once per source they may be run for (in the order of
+/// [`SOURCES`]).
 #[derive(Clone)]
 pub struct FqdnTemplate {
     text: Arc<str>,
-    bound: Arc<[Template; SOURCES.len()]>,
+    bound: Arc<[Template]>,
+    /// The fields at the top of the object the template reads.
+    roots: Arc<go_object::Roots>,
 }
 
 impl fmt::Debug for FqdnTemplate {
@@ -63,21 +66,20 @@ impl FqdnTemplate {
                     _ => format!("[{i}] {one:?}: {e}"),
                 })?;
         }
-        syntax::check(&text, &functions::NAMES)?;
-        let mut bound = Vec::with_capacity(SOURCES.len());
-        for source in SOURCES {
-            let template = functions::with_all(Template::new("endpoint"), source)
-                .max_range_iters(MAX_RANGE)
-                .parse(&text)
-                .map_err(|e| e.to_string())?;
-            bound.push(template);
-        }
-        let bound: [Template; SOURCES.len()] = bound
-            .try_into()
-            .map_err(|_| "template binding".to_string())?;
+        let roots = syntax::check(&text, &functions::NAMES)?;
+        let bound = SOURCES
+            .iter()
+            .map(|source| {
+                functions::with_all(Template::new("endpoint"), source)
+                    .max_range_iters(MAX_RANGE)
+                    .parse(&text)
+                    .map_err(|e| e.to_string())
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(Some(Self {
             text: text.into(),
-            bound: Arc::new(bound),
+            bound: bound.into(),
+            roots: Arc::new(roots),
         }))
     }
 
@@ -98,7 +100,7 @@ impl FqdnTemplate {
     ) -> Result<Vec<String>, String> {
         let source = source_of(kind);
         let index = SOURCES.iter().position(|s| *s == source).unwrap_or(0);
-        let data = go_object::value(kind, namespace, object);
+        let data = go_object::value(kind, namespace, object, &self.roots);
         let mut out = Capped(String::new());
         self.bound[index]
             .execute_fmt(&mut out, &data)

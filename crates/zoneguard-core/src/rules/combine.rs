@@ -11,6 +11,14 @@ use crate::trust::TrustPolicy;
 use serde_json::Value as Json;
 use std::collections::{BTreeMap, HashMap};
 
+/// `Combiner::scalar` for each `"key" => field` of two documents' `into` and `from`, each key
+/// written under `prefix`.
+macro_rules! scalars {
+    ($self:ident, $src:ident, $into:ident, $from:ident, $prefix:literal, { $($key:literal => $field:ident),* $(,)? }) => {
+        $( $self.scalar($src, concat!($prefix, $key), &mut $into.$field, $from.$field); )*
+    };
+}
+
 /// A parsed document and where it came from.
 pub struct Parsed<'a> {
     pub name: &'a str,
@@ -50,25 +58,12 @@ impl<'a> Combiner<'a> {
     fn fold(&mut self, out: &mut RulesDoc, p: Parsed<'a>) {
         let d = p.doc;
         let src = (p.name, p.text);
-        self.scalar(
-            src,
-            "annotationPrefix",
-            &mut out.annotation_prefix,
-            d.annotation_prefix,
-        );
-        self.scalar(
-            src,
-            "regexDomainFilter",
-            &mut out.regex_domain_filter,
-            d.regex_domain_filter,
-        );
-        self.scalar(
-            src,
-            "regexDomainExclusion",
-            &mut out.regex_domain_exclusion,
-            d.regex_domain_exclusion,
-        );
-        self.scalar(src, "enforcement", &mut out.enforcement, d.enforcement);
+        scalars!(self, src, out, d, "", {
+            "annotationPrefix" => annotation_prefix,
+            "regexDomainFilter" => regex_domain_filter,
+            "regexDomainExclusion" => regex_domain_exclusion,
+            "enforcement" => enforcement,
+        });
         union(&mut out.domain_filters, d.domain_filters);
         union(&mut out.exclude_domains, d.exclude_domains);
         union(&mut out.exempt_namespaces, d.exempt_namespaces);
@@ -88,92 +83,31 @@ impl<'a> Combiner<'a> {
     }
 
     fn sources(&mut self, src: (&'a str, &str), o: &mut SourcesDoc, s: SourcesDoc) {
-        self.scalar(
-            src,
-            "sources.ignoreHostnameAnnotation",
-            &mut o.ignore_hostname_annotation,
-            s.ignore_hostname_annotation,
-        );
-        self.scalar(
-            src,
-            "sources.ignoreIngressTLSSpec",
-            &mut o.ignore_ingress_tls_spec,
-            s.ignore_ingress_tls_spec,
-        );
-        self.scalar(
-            src,
-            "sources.ignoreIngressRulesSpec",
-            &mut o.ignore_ingress_rules_spec,
-            s.ignore_ingress_rules_spec,
-        );
-        self.scalar(
-            src,
-            "sources.publishInternalServices",
-            &mut o.publish_internal_services,
-            s.publish_internal_services,
-        );
+        scalars!(self, src, o, s, "sources.", {
+            "ignoreHostnameAnnotation" => ignore_hostname_annotation,
+            "ignoreIngressTLSSpec" => ignore_ingress_tls_spec,
+            "ignoreIngressRulesSpec" => ignore_ingress_rules_spec,
+            "publishInternalServices" => publish_internal_services,
+            "labelFilter" => label_filter,
+            "annotationFilter" => annotation_filter,
+            "gatewayLabelFilter" => gateway_label_filter,
+            "namespace" => namespace,
+            "gatewayNamespace" => gateway_namespace,
+            "gatewayName" => gateway_name,
+            "compatibility" => compatibility,
+            "fqdnTemplate" => fqdn_template,
+            "combineFqdnAnnotation" => combine_fqdn_annotation,
+        });
         union(&mut o.ingress_class_names, s.ingress_class_names);
         union(&mut o.service_type_filter, s.service_type_filter);
-        self.scalar(
-            src,
-            "sources.labelFilter",
-            &mut o.label_filter,
-            s.label_filter,
-        );
-        self.scalar(
-            src,
-            "sources.annotationFilter",
-            &mut o.annotation_filter,
-            s.annotation_filter,
-        );
-        self.scalar(
-            src,
-            "sources.gatewayLabelFilter",
-            &mut o.gateway_label_filter,
-            s.gateway_label_filter,
-        );
-        self.scalar(src, "sources.namespace", &mut o.namespace, s.namespace);
-        self.scalar(
-            src,
-            "sources.gatewayNamespace",
-            &mut o.gateway_namespace,
-            s.gateway_namespace,
-        );
-        self.scalar(
-            src,
-            "sources.gatewayName",
-            &mut o.gateway_name,
-            s.gateway_name,
-        );
-        self.scalar(
-            src,
-            "sources.compatibility",
-            &mut o.compatibility,
-            s.compatibility,
-        );
-        self.scalar(
-            src,
-            "sources.fqdnTemplate",
-            &mut o.fqdn_template,
-            s.fqdn_template,
-        );
-        self.scalar(
-            src,
-            "sources.combineFqdnAnnotation",
-            &mut o.combine_fqdn_annotation,
-            s.combine_fqdn_annotation,
-        );
     }
 
     fn registry(&mut self, src: (&'a str, &str), o: &mut RegistryDoc, r: RegistryDoc) {
-        self.scalar(src, "registry.txtPrefix", &mut o.txt_prefix, r.txt_prefix);
-        self.scalar(src, "registry.txtSuffix", &mut o.txt_suffix, r.txt_suffix);
-        self.scalar(
-            src,
-            "registry.txtWildcardReplacement",
-            &mut o.txt_wildcard_replacement,
-            r.txt_wildcard_replacement,
-        );
+        scalars!(self, src, o, r, "registry.", {
+            "txtPrefix" => txt_prefix,
+            "txtSuffix" => txt_suffix,
+            "txtWildcardReplacement" => txt_wildcard_replacement,
+        });
     }
 
     fn namespace(&mut self, src: (&'a str, &str), ns: &str, o: &mut NamespaceDoc, n: NamespaceDoc) {
@@ -200,37 +134,25 @@ impl<'a> Combiner<'a> {
         self.scalar_by(src, "irsa.issuer", &mut o.issuer, i.issuer, |a, b| {
             same_issuer(a, b)
         });
-        self.scalar(src, "irsa.audience", &mut o.audience, i.audience);
-        self.scalar(src, "irsa.unknownRole", &mut o.unknown_role, i.unknown_role);
+        scalars!(self, src, o, i, "irsa.", {
+            "audience" => audience,
+            "unknownRole" => unknown_role,
+            "source" => source,
+            "checkProvider" => check_provider,
+        });
         union(&mut o.accounts, i.accounts);
-        self.scalar(src, "irsa.source", &mut o.source, i.source);
-        self.scalar(
-            src,
-            "irsa.checkProvider",
-            &mut o.check_provider,
-            i.check_provider,
-        );
-        self.scalar_by(
-            src,
-            "irsa.cacheTTL",
-            &mut o.cache_ttl,
-            i.cache_ttl,
-            |a, b| same_duration(a, b),
-        );
-        self.scalar_by(
-            src,
-            "irsa.negativeCacheTTL",
-            &mut o.negative_cache_ttl,
-            i.negative_cache_ttl,
-            |a, b| same_duration(a, b),
-        );
-        self.scalar_by(
-            src,
-            "irsa.callTimeout",
-            &mut o.call_timeout,
-            i.call_timeout,
-            |a, b| same_duration(a, b),
-        );
+        let durations = [
+            ("irsa.cacheTTL", &mut o.cache_ttl, i.cache_ttl),
+            (
+                "irsa.negativeCacheTTL",
+                &mut o.negative_cache_ttl,
+                i.negative_cache_ttl,
+            ),
+            ("irsa.callTimeout", &mut o.call_timeout, i.call_timeout),
+        ];
+        for (key, into, from) in durations {
+            self.scalar_by(src, key, into, from, |a, b| same_duration(a, b));
+        }
         for chain in i.chains {
             if !o.chains.contains(&chain) {
                 o.chains.push(chain);

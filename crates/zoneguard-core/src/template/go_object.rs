@@ -34,11 +34,19 @@ const GO_NAMES: [(&str, &str); 14] = [
 /// `ObjectMeta`'s string fields, "" when unset.
 const META_STRINGS: [&str; 4] = ["Name", "GenerateName", "Namespace", "ResourceVersion"];
 
-/// The object as external-dns's template sees it. `kind` is the object's kind; its
-/// `TypeMeta` is what external-dns sets from client-go's scheme (`networking.k8s.io/v1` for an
-/// Ingress, `v1` for a Service), and for Gateway API types, which that scheme lacks, the type's
-/// name and no API version. `namespace` stands in for a missing `metadata.namespace`.
-pub(super) fn value(kind: &str, namespace: &str, object: &Node<'_>) -> Value {
+/// Which fields at the top of the object a template reads: `None` when it may read any (it
+/// uses `.` itself somewhere, e.g. `{{template "t" .}}`), else their Go names. The view is
+/// built only as far as they need it: most templates read a name and a namespace, and building
+/// the rest (labels, annotations, the spec) would cost more than running the template.
+pub(super) type Roots = Option<Vec<String>>;
+
+/// The object as external-dns's template sees it, as far as `roots` reads it. `kind` is the
+/// object's kind; its `TypeMeta` is what external-dns sets from client-go's scheme
+/// (`networking.k8s.io/v1` for an Ingress, `v1` for a Service), and for Gateway API types,
+/// which that scheme lacks, the type's name and no API version. `namespace` stands in for a
+/// missing `metadata.namespace`.
+pub(super) fn value(kind: &str, namespace: &str, object: &Node<'_>, roots: &Roots) -> Value {
+    let wants = |name: &str| roots.as_ref().is_none_or(|r| r.iter().any(|n| n == name));
     let mut top = Map::new();
     let api_version = match kind {
         "Ingress" => "networking.k8s.io/v1",
@@ -49,33 +57,74 @@ pub(super) fn value(kind: &str, namespace: &str, object: &Node<'_>) -> Value {
         ("Kind".into(), text(kind)),
         ("APIVersion".into(), text(api_version)),
     ]);
-    let mut meta = members(object, "metadata", kind);
-    for field in META_STRINGS {
-        meta.entry(field.into()).or_insert_with(|| text(""));
+    let whole_meta = wants("ObjectMeta");
+    let wants_member = |json: &str| {
+        whole_meta
+            || roots
+                .as_ref()
+                .is_none_or(|r| r.iter().any(|go| is_go_name_of(go, json)))
+    };
+    let mut meta = members(object, "metadata", kind, &wants_member);
+    // Go's zero values, for the fields templates read most.
+    let maps = ["Labels", "Annotations"];
+    for field in META_STRINGS.iter().chain(&maps) {
+        if whole_meta || wants(field) {
+            meta.entry((*field).into())
+                .or_insert_with(|| match maps.contains(field) {
+                    true => Value::Map(Arc::default()),
+                    false => text(""),
+                });
+        }
     }
     if matches!(meta.get("Namespace"), Some(Value::String(s)) if s.is_empty()) {
         meta.insert("Namespace".into(), text(namespace));
     }
-    for field in ["Labels", "Annotations"] {
-        meta.entry(field.into())
-            .or_insert_with(|| Value::Map(Arc::default()));
+    let promoted = |m: &Map| {
+        m.iter()
+            .filter(|(k, _)| wants(k))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect::<Vec<_>>()
+    };
+    top.extend(promoted(&type_meta));
+    top.extend(promoted(&meta));
+    if wants("TypeMeta") {
+        top.insert("TypeMeta".into(), Value::Map(Arc::new(type_meta)));
     }
-    top.extend(type_meta.clone());
-    top.extend(meta.clone());
-    top.insert("TypeMeta".into(), Value::Map(Arc::new(type_meta)));
-    top.insert("ObjectMeta".into(), Value::Map(Arc::new(meta)));
+    if whole_meta {
+        top.insert("ObjectMeta".into(), Value::Map(Arc::new(meta)));
+    }
     for key in ["spec", "status"] {
-        let fields = members(object, key, kind);
-        top.insert(go_name(key).into(), Value::Map(Arc::new(fields)));
+        let name = go_name(key);
+        if wants(&name) {
+            let fields = members(object, key, kind, &|_| true);
+            top.insert(name.into(), Value::Map(Arc::new(fields)));
+        }
     }
     Value::Map(Arc::new(top))
 }
 
-/// The members of the struct at `object.<key>`, of those the webhook decodes.
-fn members(object: &Node<'_>, key: &str, kind: &str) -> Map {
+/// The members of the struct at `object.<key>` whose JSON name `keep` takes, of those the
+/// webhook decodes.
+fn members(object: &Node<'_>, key: &str, kind: &str, keep: &dyn Fn(&str) -> bool) -> Map {
     match (object.get(key), READ.below(key)) {
-        (Some(Node::Object(m)), Some(fields)) => struct_fields(m.iter(), fields, &[key], kind),
+        (Some(Node::Object(m)), Some(fields)) => {
+            let kept = m.iter().filter(|(k, _)| keep(k));
+            struct_fields(kept, fields, &[key], kind)
+        }
         _ => Map::new(),
+    }
+}
+
+/// Whether `go` is the Go field name of the JSON member `json` ([`go_name`] without building it).
+fn is_go_name_of(go: &str, json: &str) -> bool {
+    if let Some((_, name)) = GO_NAMES.iter().find(|(j, _)| *j == json) {
+        return *name == go;
+    }
+    let mut json_chars = json.chars();
+    let mut go_chars = go.chars();
+    match (json_chars.next(), go_chars.next()) {
+        (Some(j), Some(g)) => j.to_uppercase().eq(std::iter::once(g)) && json_chars.eq(go_chars),
+        _ => false,
     }
 }
 

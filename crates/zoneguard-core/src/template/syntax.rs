@@ -2,6 +2,7 @@
 //! `{{else}}` at the top (gotmpl stops reading there), and a function no one defined (gotmpl
 //! finds out only when it runs). external-dns refuses to start with either.
 
+use super::go_object::Roots;
 use gotmpl::parse::{Expr, ListNode, Node, Parser, PipeNode};
 
 /// Go's builtin functions (text/template's `builtins`).
@@ -15,8 +16,8 @@ const BUILTINS: [&str; 19] = [
 const SENTINEL: &str = "\u{1}zoneguard-end\u{1}";
 
 /// Checks `src` as Go's parser would, beyond what gotmpl checks; `functions` are the names
-/// the template may call besides Go's builtins.
-pub(super) fn check(src: &str, functions: &[&str]) -> Result<(), String> {
+/// the template may call besides Go's builtins. The fields at the top of the object it reads.
+pub(super) fn check(src: &str, functions: &[&str]) -> Result<Roots, String> {
     let text = [src, SENTINEL].concat();
     let (top, defines) = Parser::new(&text, "{{", "}}")
         .and_then(Parser::parse)
@@ -29,12 +30,13 @@ pub(super) fn check(src: &str, functions: &[&str]) -> Result<(), String> {
         functions,
         vars: vec!["$".into()],
         error: None,
+        roots: Some(Vec::new()),
     };
     walk.list(&top);
     for define in &defines {
         walk.define(&define.body);
     }
-    walk.error.map_or(Ok(()), Err)
+    walk.error.map_or(Ok(walk.roots), Err)
 }
 
 /// A walk over a parse tree, in Go's parser's order, that finds the first call of an undefined
@@ -44,6 +46,10 @@ struct Walk<'f> {
     /// The variables in scope: a control structure's end drops those declared since its start.
     vars: Vec<String>,
     error: Option<String>,
+    /// The first field of every field chain, wherever its dot is (a superset of the fields read
+    /// at the top of the object), and of every chain on `$`; `None` once `.` itself or `$`
+    /// alone is used, which may read anything.
+    roots: Roots,
 }
 
 impl Walk<'_> {
@@ -98,6 +104,17 @@ impl Walk<'_> {
         }
     }
 
+    /// Notes a read of `field` at the top of the object, or of the whole object (`None`).
+    fn root(&mut self, field: Option<&str>) {
+        match (field, self.roots.as_mut()) {
+            (Some(field), Some(roots)) if !roots.iter().any(|r| r == field) => {
+                roots.push(field.to_string());
+            }
+            (None, _) => self.roots = None,
+            _ => {}
+        }
+    }
+
     fn variable(&mut self, name: &str) {
         if !self.vars.iter().any(|v| v == name) {
             self.fail(format!("undefined variable {name:?}"));
@@ -112,7 +129,14 @@ impl Walk<'_> {
                     self.fail(format!("function {name:?} not defined"));
                 }
             }
-            Expr::Variable(_, name, _) => self.variable(name),
+            Expr::Variable(_, name, chain) => {
+                self.variable(name);
+                if name == "$" {
+                    self.root(chain.first().map(|f| f.as_str()));
+                }
+            }
+            Expr::Field(_, chain) => self.root(chain.first().map(|f| f.as_str())),
+            Expr::Dot(_) => self.root(None),
             Expr::Pipe(_, pipe) => self.pipe(pipe),
             Expr::Chain(_, inner, _) => self.expr(inner),
             _ => {}

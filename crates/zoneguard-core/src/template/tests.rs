@@ -147,3 +147,53 @@ fn a_runaway_template_ends_with_an_error() {
     )
     .is_ok());
 }
+
+#[test]
+fn the_view_built_for_what_a_template_reads_names_as_the_whole_view_does() {
+    let object = json!({"kind": "Service", "metadata": {"name": "api", "namespace": "shop",
+                                  "labels": {"team": "Pay"}, "annotations": {"a": "b"}},
+                     "spec": {"type": "LoadBalancer", "clusterIP": "10.0.0.1", "ports": [{"protocol": "TCP"}]}});
+    let node = Node::from(&object);
+    // (template, the roots it reads: None = the whole object)
+    let table: [(&str, Option<&[&str]>); 6] = [
+        (
+            "{{.Name}}.{{.Namespace}}.example.com",
+            Some(&["Name", "Namespace"]),
+        ),
+        (
+            "{{.ObjectMeta.Labels.team}}.{{.Kind}}",
+            Some(&["ObjectMeta", "Kind"]),
+        ),
+        (
+            "{{range $k, $v := .Labels}}{{$k}}.{{$.Spec.Type}}{{end}}",
+            Some(&["Labels", "Spec"]),
+        ),
+        (
+            "{{with .TypeMeta}}{{.APIVersion}}{{end}}",
+            Some(&["TypeMeta", "APIVersion"]),
+        ),
+        ("{{range .Spec.Ports}}{{.}}{{end}}", None),
+        (r#"{{index . "Name"}}"#, None),
+    ];
+    for (text, roots) in table {
+        let t = FqdnTemplate::parse(&[text.to_string()])
+            .expect("parses")
+            .expect("not blank");
+        let want = roots.map(|r| r.iter().map(ToString::to_string).collect::<Vec<_>>());
+        assert_eq!(*t.roots, want, "{text}");
+        let whole = FqdnTemplate {
+            roots: std::sync::Arc::new(None),
+            ..t.clone()
+        };
+        assert_eq!(
+            t.names("Service", "shop", &node),
+            whole.names("Service", "shop", &node),
+            "{text}"
+        );
+        assert!(
+            t.names("Service", "shop", &node)
+                .is_ok_and(|n| !n.is_empty()),
+            "{text}"
+        );
+    }
+}

@@ -1,0 +1,87 @@
+//! ns per object named by an fqdn template (`sources.fqdnTemplate`): `FqdnTemplate::names` on an
+//! Ingress with labels and annotations, for the template most clusters write (name and
+//! namespace), one with external-dns's functions and a conditional, and one that ranges over the
+//! labels; then `source::extract` of the same Ingress with and without the template in the rules
+//! (what a template adds to deciding an object).
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use serde_json::json;
+use zoneguard_core::rules::RuleSet;
+use zoneguard_core::source::{extract, Kind};
+use zoneguard_core::template::FqdnTemplate;
+use zoneguard_core::tree::Node;
+
+const TEMPLATES: [(&str, &str); 3] = [
+    (
+        "name-namespace",
+        "{{.Name}}.{{.Namespace}}.apps.example.com",
+    ),
+    (
+        "functions",
+        r#"{{if hasKey .Labels "team"}}{{.Labels.team | toLower}}{{else}}shared{{end}}-{{trimSuffix "-web" .Name}}.{{.Namespace}}.example.com"#,
+    ),
+    (
+        "range-labels",
+        "{{range $k, $v := .Labels}}{{$k}}-{{$v}}.{{$.Namespace}}.example.com,{{end}}",
+    ),
+];
+
+fn ingress() -> serde_json::Value {
+    json!({
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "Ingress",
+        "metadata": {
+            "name": "shop-web",
+            "namespace": "shop",
+            "labels": {"team": "Payments", "app": "web", "tier": "frontend"},
+            "annotations": {"owner": "payments@example.com", "kubectl.kubernetes.io/last-applied-configuration": "{}"}
+        },
+        "spec": {"ingressClassName": "public", "defaultBackend": {"service": {"name": "web", "port": {"number": 80}}}}
+    })
+}
+
+fn names(c: &mut Criterion) {
+    let object = ingress();
+    let node = Node::from(&object);
+    let mut group = c.benchmark_group("fqdn_template_names");
+    for (label, text) in TEMPLATES {
+        let template = FqdnTemplate::parse(&[text.to_string()])
+            .expect("template parses")
+            .expect("not blank");
+        group.bench_with_input(BenchmarkId::from_parameter(label), &template, |b, t| {
+            b.iter(|| black_box(t.names("Ingress", "shop", black_box(&node))))
+        });
+    }
+    group.finish();
+}
+
+fn extract_with_and_without(c: &mut Criterion) {
+    let object = ingress();
+    let node = Node::from(&object);
+    let mut group = c.benchmark_group("extract_ingress");
+    let plain = "domainFilters: [example.com]\n".to_string();
+    let templated = format!(
+        "domainFilters: [example.com]\nsources: {{fqdnTemplate: '{}'}}\n",
+        TEMPLATES[0].1
+    );
+    for (label, text) in [
+        ("no-template", plain),
+        ("name-namespace-template", templated),
+    ] {
+        let rules = RuleSet::parse("bench", &text).expect("rules parse");
+        group.bench_with_input(BenchmarkId::from_parameter(label), &rules, |b, r| {
+            b.iter(|| black_box(extract(r, Kind::Ingress, "shop", black_box(&node))))
+        });
+    }
+    group.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_secs(1));
+    targets = names, extract_with_and_without
+}
+criterion_main!(benches);
