@@ -655,5 +655,9 @@ fn objects_without_a_hostname_are_judged_on_the_names_the_fqdn_template_makes() 
         message.starts_with(r#"the name "web.shop.example.org" that the cluster's fqdn template (sources.fqdnTemplate) makes of this object is outside the domains this cluster's external-dns manages"#),
         "{message}"
     );
+    assert!(
+        message.ends_with("(the name comes from the cluster's fqdn template: give this object a hostname of its own, after which external-dns does not use the template unless sources.combineFqdnAnnotation is set, or ask the platform team to fix the template)"),
+        "{message}"
+    );
     assert_eq!(results[3]["violations"][0]["value"], "lb.shop.example.org");
 }

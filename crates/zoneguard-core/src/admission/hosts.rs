@@ -6,13 +6,21 @@ use crate::rules::RuleSet;
 use crate::source::{Candidate, Field, Record};
 use crate::verdict::{Reason, Violation};
 
+/// What the owner of an object can do about a name the cluster's fqdn template gave it.
+const TEMPLATE_FIX: &str = " (the name comes from the cluster's fqdn template: give this object a hostname of its own, after which external-dns does not use the template unless sources.combineFqdnAnnotation is set, or ask the platform team to fix the template)";
+
 /// The first rule a candidate breaks, if any: syntax, cluster filters, delegation, TXT length.
 pub fn judge(rules: &RuleSet, namespace: &str, c: &Candidate) -> Option<Violation> {
-    let violation = |reason, message: String| Violation {
-        field: c.field.to_string(),
-        value: c.raw.clone(),
-        reason,
-        message,
+    let violation = |reason, mut message: String| {
+        if c.field == Field::Template {
+            message.push_str(TEMPLATE_FIX);
+        }
+        Violation {
+            field: c.field.to_string(),
+            value: c.raw.clone(),
+            reason,
+            message,
+        }
     };
     // Only a violation needs the text; most names pass every check.
     let at = Where(c);
