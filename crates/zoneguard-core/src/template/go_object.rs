@@ -47,7 +47,6 @@ pub(super) type Roots = Option<Vec<String>>;
 /// missing `metadata.namespace`.
 pub(super) fn value(kind: &str, namespace: &str, object: &Node<'_>, roots: &Roots) -> Value {
     let wants = |name: &str| roots.as_ref().is_none_or(|r| r.iter().any(|n| n == name));
-    let mut top = Map::new();
     let api_version = match kind {
         "Ingress" => "networking.k8s.io/v1",
         "Service" => "v1",
@@ -64,27 +63,15 @@ pub(super) fn value(kind: &str, namespace: &str, object: &Node<'_>, roots: &Root
                 .as_ref()
                 .is_none_or(|r| r.iter().any(|go| is_go_name_of(go, json)))
     };
-    let mut meta = members(object, "metadata", kind, &wants_member);
-    // Go's zero values, for the fields templates read most.
-    let maps = ["Labels", "Annotations"];
-    for field in META_STRINGS.iter().chain(&maps) {
-        if whole_meta || wants(field) {
-            meta.entry((*field).into())
-                .or_insert_with(|| match maps.contains(field) {
-                    true => Value::Map(Arc::default()),
-                    false => text(""),
-                });
-        }
-    }
-    if matches!(meta.get("Namespace"), Some(Value::String(s)) if s.is_empty()) {
-        meta.insert("Namespace".into(), text(namespace));
-    }
+    let wants_field = |go: &str| whole_meta || wants(go);
+    let meta = object_meta(object, kind, namespace, &wants_member, &wants_field);
     let promoted = |m: &Map| {
         m.iter()
             .filter(|(k, _)| wants(k))
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect::<Vec<_>>()
     };
+    let mut top = Map::new();
     top.extend(promoted(&type_meta));
     top.extend(promoted(&meta));
     if wants("TypeMeta") {
@@ -101,6 +88,31 @@ pub(super) fn value(kind: &str, namespace: &str, object: &Node<'_>, roots: &Root
         }
     }
     Value::Map(Arc::new(top))
+}
+
+/// The object's `ObjectMeta`, the members whose JSON name `wants_member` takes: with Go's zero
+/// value for the fields templates read most that `wants_field` takes (by Go name), and
+/// `namespace` for a missing namespace.
+fn object_meta(
+    object: &Node<'_>,
+    kind: &str,
+    namespace: &str,
+    wants_member: &dyn Fn(&str) -> bool,
+    wants: &dyn Fn(&str) -> bool,
+) -> Map {
+    let mut meta = members(object, "metadata", kind, wants_member);
+    let maps = ["Labels", "Annotations"];
+    for field in META_STRINGS.iter().chain(&maps).filter(|f| wants(f)) {
+        meta.entry((*field).into())
+            .or_insert_with(|| match maps.contains(field) {
+                true => Value::Map(Arc::default()),
+                false => text(""),
+            });
+    }
+    if matches!(meta.get("Namespace"), Some(Value::String(s)) if s.is_empty()) {
+        meta.insert("Namespace".into(), text(namespace));
+    }
+    meta
 }
 
 /// The members of the struct at `object.<key>` whose JSON name `keep` takes, of those the
