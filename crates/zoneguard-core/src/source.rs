@@ -206,7 +206,10 @@ pub fn extract(rules: &RuleSet, kind: Kind, namespace: &str, object: &Node<'_>) 
     match kind {
         Kind::Ingress => {
             let unnamed = ingress(rules, read, object, &mut out);
-            out.templated(rules, kind, namespace, object, unnamed);
+            // An Ingress handed to another controller under every prefix is not read at all.
+            if read.iter().next().is_some() {
+                out.templated(rules, kind, namespace, object, unnamed);
+            }
         }
         Kind::Service => service(rules, read, namespace, object, &mut out),
         Kind::RouteWithHostnames | Kind::RouteWithoutHostnames => {

@@ -306,6 +306,24 @@ mod tests {
     }
 
     #[test]
+    fn an_object_handed_to_another_controller_is_not_named_by_the_template_even_combined() {
+        let combined = format!("{TEMPLATE}, combineFqdnAnnotation: true");
+        let other = json!({"external-dns.alpha.kubernetes.io/controller": "other",
+                           "external-dns.kubernetes.io/controller": "other"});
+        let service = json!({"kind": "Service", "metadata": {"name": "api", "annotations": other.clone()},
+                             "spec": {"type": "LoadBalancer"}});
+        let route = json!({"kind": "HTTPRoute", "metadata": {"name": "r", "annotations": other.clone()}, "spec": {}});
+        let table = [
+            (Kind::Ingress, ingress(other.clone(), json!({}))),
+            (Kind::Service, service),
+            (Kind::RouteWithHostnames, route),
+        ];
+        for (kind, object) in table {
+            assert!(names(&combined, kind, object).is_empty(), "{kind:?}");
+        }
+    }
+
+    #[test]
     fn a_template_that_fails_on_the_object_is_a_violation_naming_the_template() {
         let rules = RuleSet::parse(
             "r",
