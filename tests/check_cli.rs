@@ -45,12 +45,7 @@ fn a_mixed_file_gives_one_result_per_object_in_order_and_exit_1() {
         ],
         None,
     );
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_exit(&out, 1);
     let doc = json_of(&out);
     let results = doc["results"].as_array().expect("results");
     let names: Vec<&str> = results
@@ -116,12 +111,7 @@ fn text_output_groups_violations_under_their_object_with_a_summary() {
 fn stdin_json_that_passes_exits_0() {
     let input = std::fs::read("tests/fixtures/check/admitted.json").expect("fixture");
     let out = zoneguard(&["check", "--rules", RULES, "-"], Some(&input));
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
+    assert_exit(&out, 0);
 }
 
 #[test]
@@ -166,12 +156,7 @@ fn a_ten_megabyte_document_is_read_without_trouble() {
         "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: big}}\ndata: {{blob: {padding}}}\n"
     );
     let out = zoneguard(&["check", "--rules", RULES, "-"], Some(doc.as_bytes()));
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_exit(&out, 0);
     assert!(String::from_utf8_lossy(&out.stdout).contains("skipped"));
 }
 
@@ -223,12 +208,7 @@ fn a_generate_name_fills_no_name_template_and_is_shown_as_the_name() {
         &["check", "--rules", RULES, "--output", "json", "-"],
         Some(doc),
     );
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
+    assert_exit(&out, 0);
     let result = &json_of(&out)["results"][0];
     assert_eq!(result["name"], "web-");
     assert_eq!(result["allowed"], true);
@@ -247,12 +227,7 @@ fn a_linked_directory_is_not_walked_so_a_link_loop_ends() {
     std::os::unix::fs::symlink("..", dir.path().join("up")).expect("link");
     let path = dir.path().to_str().expect("utf-8");
     let out = zoneguard(&["check", "--rules", RULES, "--output", "json", path], None);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_exit(&out, 0);
     assert_eq!(json_of(&out)["results"].as_array().map(Vec::len), Some(1));
 }
 
@@ -440,6 +415,25 @@ fn public_class_rules(dir: &tempfile::TempDir) -> String {
     )
 }
 
+/// `out` exited with `code`; else the failure shows what it printed.
+fn assert_exit(out: &Output, code: i32) {
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "stdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Whether each result of `zoneguard check --output json` was admitted, in order.
+fn allowed(results: &[Value]) -> Vec<bool> {
+    results
+        .iter()
+        .map(|r| r["allowed"].as_bool().unwrap_or(false))
+        .collect()
+}
+
 /// Writes `text` as `rules.yaml` in `dir`; its path.
 fn rules_file(dir: &tempfile::TempDir, text: &str) -> String {
     let rules = dir.path().join("rules.yaml");
@@ -606,23 +600,14 @@ fn objects_outside_the_namespace_external_dns_reads_are_admitted_unchecked() {
     let manifests = [ingress("shop"), ingress("dns-public")].join("---\n");
     let (code, _, results) = check_json(&rules, &manifests);
     assert_eq!(code, Some(1));
-    let allowed: Vec<bool> = results
-        .iter()
-        .map(|r| r["allowed"].as_bool().unwrap_or(false))
-        .collect();
-    assert_eq!(allowed, [true, false]);
+    assert_eq!(allowed(&results), [true, false]);
     // Without metadata.namespace, --namespace decides.
     let bare = "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: web}\nspec: {rules: [{host: web.corp.internal}]}\n";
     let out = zoneguard(
         &["check", "--rules", &rules, "--namespace", "shop", "-"],
         Some(bare.as_bytes()),
     );
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
+    assert_exit(&out, 0);
 }
 
 #[test]
@@ -642,11 +627,7 @@ fn objects_without_a_hostname_are_judged_on_the_names_the_fqdn_template_makes() 
     .join("---\n");
     let (code, stderr, results) = check_json(&rules, &manifests);
     assert_eq!(code, Some(1), "{stderr}");
-    let allowed: Vec<bool> = results
-        .iter()
-        .map(|r| r["allowed"].as_bool().unwrap_or(false))
-        .collect();
-    assert_eq!(allowed, [false, true, true, false]);
+    assert_eq!(allowed(&results), [false, true, true, false]);
     let violation = &results[0]["violations"][0];
     assert_eq!(violation["field"], "sources.fqdnTemplate");
     assert_eq!(violation["value"], "web.shop.example.org");

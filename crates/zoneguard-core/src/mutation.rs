@@ -174,10 +174,11 @@ pub fn to_patch(object: &Node<'_>, injections: &[Injection]) -> Vec<AddOp> {
 }
 
 /// The object's annotations with the injections added, in an object that holds nothing else
-/// but the `spec` fields of [`source::PUBLISHING_SPEC_FIELDS`], and its labels when external-dns
-/// reads them ([`SourceFlags::reads_labels`](crate::rules::SourceFlags::reads_labels)): all the rules read to judge an injected value (its hostname, TTL or
-/// source annotation), whether external-dns reads the object (its label and annotation
-/// filters, Ingress class or Service type) and whether a Service publishes it. Without those
+/// but the `spec` fields of [`source::PUBLISHING_SPEC_FIELDS`], and its labels when
+/// external-dns reads them ([`SourceFlags::reads_labels`](crate::rules::SourceFlags::reads_labels)):
+/// all the rules read to judge an injected value (its hostname, TTL or source annotation),
+/// whether external-dns reads the object (its label and annotation filters, Ingress class or
+/// Service type) and whether a Service publishes it. Without those
 /// every Service would read as ClusterIP, and judging its hostname would write a warning.
 pub fn annotations_after<'a>(
     rules: &RuleSet,

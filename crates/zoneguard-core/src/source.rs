@@ -199,17 +199,19 @@ pub fn extract(rules: &RuleSet, kind: Kind, namespace: &str, object: &Node<'_>) 
     }
     foreign_prefix_warnings(rules, kind, object, &mut out);
     let read = if kind.annotated() {
-        ReadPrefixes::of(rules, object, &mut out)
+        let read = ReadPrefixes::of(rules, object, &mut out);
+        // Handed to another controller under every prefix: external-dns reads nothing of it.
+        if read.iter().next().is_none() {
+            return out;
+        }
+        read
     } else {
         ReadPrefixes::default()
     };
     match kind {
         Kind::Ingress => {
             let unnamed = ingress(rules, read, object, &mut out);
-            // An Ingress handed to another controller under every prefix is not read at all.
-            if read.iter().next().is_some() {
-                out.templated(rules, kind, namespace, object, unnamed);
-            }
+            out.templated(rules, kind, namespace, object, unnamed);
         }
         Kind::Service => service(rules, read, namespace, object, &mut out),
         Kind::RouteWithHostnames | Kind::RouteWithoutHostnames => {
@@ -426,42 +428,53 @@ fn service(
     object: &Node<'_>,
     out: &mut Extracted,
 ) {
-    let ty = service_type(object);
-    let mut unnamed = if rules.sources.ignore_hostname_annotation {
-        read.iter().next().is_some()
-    } else {
-        service_hostnames(rules, read, ty, object, out)
-    };
+    let shape = ServiceShape::of(object);
+    let mut unnamed = rules.sources.ignore_hostname_annotation
+        || service_hostnames(rules, read, shape, object, out);
     if let Some(mode) = rules.sources.compatibility.filter(|_| unnamed) {
         let first = out.candidates.len();
-        compatibility::names(mode, ty, object, out);
+        compatibility::names(mode, shape.ty, object, out);
         unnamed = out.candidates.len() == first;
     }
-    let templated = rules.sources.fqdn_template.is_some() && read.iter().next().is_some();
-    if templated && publishes_template_names(rules, read, ty, object) {
+    if rules.sources.fqdn_template.is_none() {
+        return;
+    }
+    let targeted = read.iter().any(|p| targeted(object, p));
+    if shape.publishes(rules, targeted) {
         let names = out.templated(rules, Kind::Service, namespace, object, unnamed);
-        let targeted = read.iter().any(|p| targeted(object, p));
-        if ty == "NodePort" && !targeted {
+        if shape.ty == "NodePort" && !targeted {
             node_port_srv(object, names, out);
         }
     }
 }
 
-/// Whether external-dns publishes a name its template makes of a Service of type `ty`: it gives
-/// a ClusterIP Service's names its cluster IP only with `--publish-internal-services`, unless
-/// it is headless or has a target annotation.
-fn publishes_template_names(
-    rules: &RuleSet,
-    read: ReadPrefixes,
-    ty: &str,
-    object: &Node<'_>,
-) -> bool {
-    let headless =
-        crate::path::at(object, &["spec", "clusterIP"]).and_then(Node::as_str) == Some("None");
-    ty != "ClusterIP"
-        || headless
-        || rules.sources.publish_internal_services
-        || read.iter().any(|p| targeted(object, p))
+/// What decides whether external-dns publishes a Service's names at all.
+#[derive(Clone, Copy)]
+struct ServiceShape<'n> {
+    /// [`service_type`].
+    ty: &'n str,
+    /// `spec.clusterIP` is `None`.
+    headless: bool,
+}
+
+impl<'n> ServiceShape<'n> {
+    fn of(object: &'n Node<'_>) -> Self {
+        let cluster_ip = crate::path::at(object, &["spec", "clusterIP"]).and_then(Node::as_str);
+        Self {
+            ty: service_type(object),
+            headless: cluster_ip == Some("None"),
+        }
+    }
+
+    /// Whether external-dns publishes the Service's names (`targeted`: under a `target`
+    /// annotation): it gives a ClusterIP Service's names its cluster IP only with
+    /// `--publish-internal-services`, unless it is headless or targeted.
+    fn publishes(self, rules: &RuleSet, targeted: bool) -> bool {
+        self.ty != "ClusterIP"
+            || self.headless
+            || targeted
+            || rules.sources.publish_internal_services
+    }
 }
 
 /// Whether the Service's `<prefix>target` annotation names targets.
@@ -474,12 +487,10 @@ fn targeted(object: &Node<'_>, prefix: &str) -> bool {
 fn service_hostnames(
     rules: &RuleSet,
     read: ReadPrefixes,
-    ty: &str,
+    shape: ServiceShape,
     object: &Node<'_>,
     out: &mut Extracted,
 ) -> bool {
-    let cluster_ip = crate::path::at(object, &["spec", "clusterIP"]).and_then(Node::as_str);
-    let headless = cluster_ip == Some("None");
     // Candidates whose hostnames also make SRV records; judged after every hostname.
     let mut with_srv = Vec::new();
     let mut unnamed = false;
@@ -488,10 +499,7 @@ fn service_hostnames(
         // whatever the type, and makes no SRV record.
         let targeted = targeted(object, prefix);
         if annotation::get_prefixed(object, prefix, "hostname").is_some()
-            && ty == "ClusterIP"
-            && !headless
-            && !targeted
-            && !rules.sources.publish_internal_services
+            && !shape.publishes(rules, targeted)
         {
             let field = annotation::field_of(prefix, "hostname");
             out.warnings.push(format!("{field} is set on a ClusterIP Service: external-dns publishes it only with --publish-internal-services (or for a LoadBalancer, NodePort or headless Service, or with a target annotation); it is still checked, since changing the type would publish it"));
@@ -500,7 +508,7 @@ fn service_hostnames(
         out.annotation_list(object, prefix, "hostname");
         out.annotation_list(object, prefix, "internal-hostname");
         unnamed |= out.candidates.len() == first;
-        if ty == "NodePort" && !targeted {
+        if shape.ty == "NodePort" && !targeted {
             with_srv.push(first..out.candidates.len());
         }
     }

@@ -55,18 +55,15 @@ impl FqdnTemplate {
         if text.trim().is_empty() {
             return Ok(None);
         }
-        // Each value alone first, as external-dns checks them, so the error names the value.
-        for (i, one) in templates.iter().enumerate() {
+        // Each value alone first, as external-dns checks them, so the error names the value
+        // (one value is the whole text, checked below).
+        for (i, one) in templates.iter().enumerate().filter(|_| templates.len() > 1) {
             functions::with_all(Template::new("endpoint"), "")
                 .parse(one)
                 .map_err(|e| e.to_string())
                 .and_then(|_| syntax::check(one, &functions::NAMES))
-                .map_err(|e| match templates.len() {
-                    1 => e,
-                    _ => format!("[{i}] {one:?}: {e}"),
-                })?;
+                .map_err(|e| format!("[{i}] {one:?}: {e}"))?;
         }
-        let roots = syntax::check(&text, &functions::NAMES)?;
         let bound = SOURCES
             .iter()
             .map(|source| {
@@ -76,6 +73,7 @@ impl FqdnTemplate {
                     .map_err(|e| e.to_string())
             })
             .collect::<Result<Vec<_>, _>>()?;
+        let roots = syntax::check(&text, &functions::NAMES)?;
         Ok(Some(Self {
             text: text.into(),
             bound: bound.into(),
@@ -98,8 +96,7 @@ impl FqdnTemplate {
         namespace: &str,
         object: &Node<'_>,
     ) -> Result<Vec<String>, String> {
-        let source = source_of(kind);
-        let index = SOURCES.iter().position(|s| *s == source).unwrap_or(0);
+        let index = source_index(kind);
         let data = go_object::value(kind, namespace, object, &self.roots);
         let mut out = Capped(String::new());
         self.bound[index]
@@ -146,11 +143,17 @@ impl fmt::Write for Capped {
     }
 }
 
-/// external-dns's source name for objects of `kind`.
-fn source_of(kind: &str) -> String {
-    match kind {
-        "Ingress" => "ingress".into(),
-        "Service" => "service".into(),
-        route => format!("gateway-{}", route.to_ascii_lowercase()),
-    }
+/// The index in [`SOURCES`] of external-dns's source for objects of `kind` (`gateway-` and the
+/// kind lower-cased for a route); the first for another kind.
+fn source_index(kind: &str) -> usize {
+    SOURCES
+        .iter()
+        .position(|source| match kind {
+            "Ingress" => *source == "ingress",
+            "Service" => *source == "service",
+            route => source
+                .strip_prefix("gateway-")
+                .is_some_and(|name| name.eq_ignore_ascii_case(route)),
+        })
+        .unwrap_or(0)
 }

@@ -65,15 +65,12 @@ pub(super) fn value(kind: &str, namespace: &str, object: &Node<'_>, roots: &Root
     };
     let wants_field = |go: &str| whole_meta || wants(go);
     let meta = object_meta(object, kind, namespace, &wants_member, &wants_field);
-    let promoted = |m: &Map| {
-        m.iter()
-            .filter(|(k, _)| wants(k))
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect::<Vec<_>>()
-    };
-    let mut top = Map::new();
-    top.extend(promoted(&type_meta));
-    top.extend(promoted(&meta));
+    let mut top: Map = type_meta
+        .iter()
+        .chain(&meta)
+        .filter(|(k, _)| wants(k))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
     if wants("TypeMeta") {
         top.insert("TypeMeta".into(), Value::Map(Arc::new(type_meta)));
     }
