@@ -5,4 +5,5 @@ pub mod allocator;
 pub mod certs;
 pub mod configmaps;
 pub mod iam;
+pub mod inject_condition;
 pub mod serve;

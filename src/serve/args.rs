@@ -44,6 +44,15 @@ pub struct Args {
         default_value = "zoneguard.io/rules=true"
     )]
     pub rules_selector: String,
+    /// Keep this MutatingWebhookConfiguration's `zoneguard-inject-rules` match condition in step
+    /// with the inject rules, so the API server calls /mutate only for objects an inject rule may
+    /// change (needs get, list, watch and patch on it).
+    #[arg(
+        long,
+        env = "ZONEGUARD_MUTATING_WEBHOOK_CONFIGURATION",
+        value_name = "NAME"
+    )]
+    pub mutating_webhook_configuration: Option<String>,
     /// PEM certificate chain; reloaded when it changes. Without it, a self-signed certificate for
     /// localhost is generated.
     #[arg(long, env = "ZONEGUARD_TLS_CERT", requires = "tls_key")]
@@ -134,6 +143,7 @@ impl Args {
                 .rules_namespace
                 .clone()
                 .map(|ns| (ns, self.rules_selector.clone())),
+            inject_condition: self.mutating_webhook_configuration.clone(),
             requests: RequestLimits {
                 body_limit: t.max_body_bytes,
                 max_in_flight: t.max_in_flight,

@@ -187,6 +187,7 @@ pub struct Metrics {
     pub rules_last_load: Gauge<f64, AtomicU64>,
     pub cert_not_after: Gauge,
     pub cert_reloads: Family<ResultLabels, Counter>,
+    pub inject_condition_updates: Family<ResultLabels, Counter>,
 }
 
 impl Default for Metrics {
@@ -217,6 +218,7 @@ impl Metrics {
             rules_last_load: Gauge::default(),
             cert_not_after: Gauge::default(),
             cert_reloads: Family::default(),
+            inject_condition_updates: Family::default(),
         };
         m.register();
         m.preset();
@@ -275,6 +277,11 @@ impl Metrics {
             "Serving certificate reloads, by result",
             self.cert_reloads.clone(),
         );
+        r.register(
+            "inject_condition_updates",
+            "Updates of the mutating webhook's inject-rules match condition, by result (updated, refused, error)",
+            self.inject_condition_updates.clone(),
+        );
     }
 
     /// Create the fixed label sets up front so dashboards see zeros, not gaps.
@@ -304,6 +311,12 @@ impl Metrics {
         }
         for result in ["success", "error"] {
             drop(self.cert_reloads.get_or_create(&ResultLabels { result }));
+        }
+        for result in ["updated", "refused", "error"] {
+            drop(
+                self.inject_condition_updates
+                    .get_or_create(&ResultLabels { result }),
+            );
         }
     }
 

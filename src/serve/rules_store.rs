@@ -45,6 +45,8 @@ pub struct RulesStore {
     /// validated together with the others.
     rule_sources: ArcSwap<Vec<(String, String)>>,
     generation: AtomicU64,
+    /// The generation of the last rule set installed, for tasks that follow the rules.
+    installed: tokio::sync::watch::Sender<u64>,
     metrics: Arc<Metrics>,
 }
 
@@ -54,6 +56,7 @@ impl RulesStore {
             current: ArcSwapOption::empty(),
             rule_sources: ArcSwap::default(),
             generation: AtomicU64::new(0),
+            installed: tokio::sync::watch::Sender::new(0),
             metrics,
         }
     }
@@ -79,7 +82,13 @@ impl RulesStore {
             loaded_at,
         })));
         self.metrics.rules_loaded(generation, loaded_at);
+        self.installed.send_replace(generation);
         generation
+    }
+
+    /// A receiver that sees each rule set installed from now on (its generation).
+    pub fn subscribe(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.installed.subscribe()
     }
 
     /// The rule ConfigMaps as last seen by the watcher.

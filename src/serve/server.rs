@@ -30,6 +30,8 @@ pub struct Config {
     pub aws: crate::iam::Options,
     /// Rules from ConfigMaps: (namespace, label selector).
     pub rules_configmaps: Option<(String, String)>,
+    /// The MutatingWebhookConfiguration whose inject-rules condition zoneguard keeps in step.
+    pub inject_condition: Option<String>,
     pub requests: RequestLimits,
     pub connections: ConnLimits,
     pub watch: WatchTiming,
@@ -55,7 +57,7 @@ pub enum StartError {
     #[error("no rules: pass --rules FILE or --rules-namespace NAMESPACE")]
     NoRules,
     #[error(
-        "--rules-namespace: cannot reach the Kubernetes API (in-cluster config or KUBECONFIG): {0}"
+        "--rules-namespace/--mutating-webhook-configuration: cannot reach the Kubernetes API (in-cluster config or KUBECONFIG): {0}"
     )]
     Kube(#[from] kube::Error),
 }
@@ -86,9 +88,10 @@ pub async fn start(config: Config) -> Result<ServerHandle, StartError> {
     if config.rules_files.is_empty() && config.rules_configmaps.is_none() {
         return Err(StartError::NoRules);
     }
-    let kube_client = match &config.rules_configmaps {
-        Some(_) => Some(kube::Client::try_default().await?),
-        None => None,
+    let kube_client = if config.rules_configmaps.is_some() || config.inject_condition.is_some() {
+        Some(kube::Client::try_default().await?)
+    } else {
+        None
     };
     let resolver = crate::iam::Resolver::new(&config.aws)
         .await
@@ -119,13 +122,21 @@ pub async fn start(config: Config) -> Result<ServerHandle, StartError> {
     let readiness = Arc::new(Readiness::new(rules.clone()));
     let mut tasks = spawn_watchers(&config, &certs, &metrics, &file_rules, &rules, &shutdown)?;
     if let (Some(client), Some((namespace, selector))) =
-        (kube_client, config.rules_configmaps.clone())
+        (&kube_client, config.rules_configmaps.clone())
     {
         tasks.push(tokio::spawn(crate::configmaps::watch(
-            client,
+            client.clone(),
             namespace,
             selector,
             rules.clone(),
+        )));
+    }
+    if let (Some(client), Some(name)) = (kube_client, config.inject_condition.clone()) {
+        tasks.push(tokio::spawn(crate::inject_condition::keep(
+            client,
+            name,
+            rules.clone(),
+            metrics.clone(),
         )));
     }
 

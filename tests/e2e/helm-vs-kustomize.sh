@@ -13,6 +13,8 @@
 #                            vs  helm template --set namespace.create=true,networkPolicy.enabled=true
 #   manifests/ with the component manifests/fqdn-template/
 #                            vs  helm template --set namespace.create=true,webhook.fqdnTemplate=true
+#   manifests/ with the component manifests/inject-conditions/
+#                            vs  helm template --set namespace.create=true,webhook.injectConditions=true
 #
 # Needs helm and kubectl (built by scripts/tools.sh when missing) and python3
 # with PyYAML.
@@ -109,6 +111,12 @@ mkdir -p "$work/fqdn-template"
 printf 'resources: [%s]\ncomponents: [%s/fqdn-template]\n' "$manifests" "$manifests" \
   >"$work/fqdn-template/kustomization.yaml"
 compare "fqdn template" "$work/fqdn-template" --set namespace.create=true --set webhook.fqdnTemplate=true
+
+# The same with the inject-conditions component (zoneguard keeps the mutating webhook's condition).
+mkdir -p "$work/inject-conditions"
+printf 'resources: [%s]\ncomponents: [%s/inject-conditions]\n' "$manifests" "$manifests" \
+  >"$work/inject-conditions/kustomization.yaml"
+compare "inject conditions" "$work/inject-conditions" --set namespace.create=true --set webhook.injectConditions=true
 
 if [[ $failed -gt 0 ]]; then
   exit 1

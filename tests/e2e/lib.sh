@@ -254,6 +254,9 @@ webhook_overlay() {
   {
     printf 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n'
     printf 'resources:\n  - %s\n' "$(realpath --relative-to="$WORK/overlay" "$ZG_ROOT/manifests")"
+    # zoneguard keeps the mutating webhook's inject-rules condition (run.sh starts it with
+    # --mutating-webhook-configuration), with the component's RBAC.
+    printf 'components:\n  - %s\n' "$(realpath --relative-to="$WORK/overlay" "$ZG_ROOT/manifests/inject-conditions")"
     printf 'patches:\n'
     while read -r kind cfg hook; do
       case "$kind" in

@@ -13,11 +13,11 @@
 #      module, and for `helm template`, with the ServiceMonitor against the
 #      Prometheus Operator's CRD) and that Helm and kustomize render the same
 #      objects;
-#   4. installs manifests/ through a kustomize overlay generated in the temp
-#      dir that changes only the webhooks' clientConfig (url of the local
-#      zoneguard + caBundle), and runs `zoneguard serve` as an ordinary
-#      process with the zoneguard ServiceAccount's token (so the shipped RBAC
-#      is what it runs with);
+#   4. installs manifests/ with the inject-conditions component through a
+#      kustomize overlay generated in the temp dir that otherwise changes only
+#      the webhooks' clientConfig (url of the local zoneguard + caBundle), and
+#      runs `zoneguard serve` as an ordinary process with the zoneguard
+#      ServiceAccount's token (so the shipped RBAC is what it runs with);
 #   5. runs the cases through kubectl, printing `ok`/`FAIL` per case and a
 #      final `N passed, M failed`; exits non-zero on any failure.
 # Every process it starts is stopped on exit, on failure too.
@@ -197,6 +197,9 @@ check "helm template --set networkPolicy.enabled=true | kubectl apply --dry-run=
   "networkpolicy.networking.k8s.io/zoneguard created (server dry run)" -- \
   helm_dry_run --set networkPolicy.enabled=true \
   --set-json 'networkPolicy.webhookFrom=[{"ipBlock":{"cidr":"10.0.0.0/8"}}]'
+check "helm template --set webhook.injectConditions=true | kubectl apply --dry-run=server" ok "not:Warning" \
+  "clusterrole.rbac.authorization.k8s.io/zoneguard-inject-conditions created (server dry run)" -- \
+  helm_dry_run --set webhook.injectConditions=true
 helm_vs_kustomize() { HELM="$HELM" KUBECTL="$KUBECTL" "$E2E/helm-vs-kustomize.sh"; }
 check "helm template and kubectl kustomize render the same objects" ok -- helm_vs_kustomize
 
@@ -331,6 +334,7 @@ launch_zoneguard() {
     --listen "127.0.0.1:$WEBHOOK_PORT" \
     --probe-listen "127.0.0.1:$PROBE_PORT" \
     --tls-cert "$TLS_CRT" --tls-key "$TLS_KEY" \
+    --mutating-webhook-configuration zoneguard \
     "$@"
   SERVE_PID=$BG_PID
 }
@@ -498,7 +502,26 @@ check "a Service left to another DNS controller admitted, with a warning saying 
     "external-dns.kubernetes.io/controller=other" "$P/hostname=elsewhere.example.net")
 
 echo "# injected annotations"
+# zoneguard keeps the mutating webhook's `zoneguard-inject-rules` condition in step with the
+# inject rules (manifests/inject-conditions), so /mutate sees only what a rule may change.
+inject_condition() {
+  kc get mutatingwebhookconfiguration zoneguard \
+    -o 'jsonpath={.webhooks[0].matchConditions[?(@.name=="zoneguard-inject-rules")].expression}'
+}
+condition_has() { [[ "$(inject_condition)" == *"$1"* ]]; }
+mutate_requests() { # the /mutate requests zoneguard answered
+  curl -fsS "http://127.0.0.1:$PROBE_PORT/metrics" |
+    awk '/^zoneguard_admission_requests_total\{.*endpoint="mutate"/ { n += $NF } END { print n + 0 }'
+}
+takes_effect "the mutating webhook carries the inject rules' condition" "no such condition" \
+  condition_has 'request.kind.kind in ["Service"] && (request.kind.kind != "Service" || ((has(object.spec) && has(object.spec.type)) ? object.spec.type : "ClusterIP") in ["LoadBalancer"])'
+before=$(mutate_requests)
+check "a ClusterIP Service no inject rule selects admitted" ok "service/no-inject created" -- \
+  apply < <(service default no-inject ClusterIP)
+check_eq "the API server did not send it to /mutate" "$before" mutate_requests
 check "LoadBalancer Service admitted" ok "service/lb created" -- apply < <(service default lb LoadBalancer)
+mutate_grew() { [[ $(mutate_requests) -gt $before ]]; }
+check "the API server sent the LoadBalancer Service to /mutate" ok -- mutate_grew
 check_eq "LoadBalancer Service gets the injected hostname" "lb.default.example.com" \
   get_annotation service default lb "$P/hostname"
 check_eq "LoadBalancer Service gets the injected ttl" "60" get_annotation service default lb "$P/ttl"
@@ -736,6 +759,22 @@ check "an HTTPRoute with no hostnames is checked on the template's name" fail "$
 rule_configmap_deleted "fqdn template" zoneguard-rules-template
 takes_effect "with it deleted, the Ingress with no hostname is admitted again" \
   "unnamed.default.corp.internal still refused" unnamed_ingress
+# An inject rule added live: the mutating webhook's condition follows it, and then back.
+ingress_ttl() {
+  apply --dry-run=server -o "jsonpath={.metadata.annotations.${P//./\\.}/ttl}" \
+    < <(ingress default ttl ttl.example.com)
+}
+ingress_ttl_is_300() { [[ "$(ingress_ttl)" == 300 ]]; }
+condition_without_ingress() { condition_has '["Service"]' && ! condition_has '"Ingress"'; }
+rule_configmap_added "with an inject rule for Ingresses" zoneguard-rules-inject \
+  "inject: [{kinds: [Ingress], namespaces: [default], annotations: {$P/ttl: '300'}}]"
+takes_effect "the mutating webhook's condition follows the added inject rule" \
+  "the condition does not name Ingresses" condition_has 'request.kind.kind in ["Ingress"] && request.namespace in ["default"]'
+takes_effect "an Ingress gets the annotation the added rule injects" "no ttl of 300" ingress_ttl_is_300
+rule_configmap_deleted "inject" zoneguard-rules-inject
+takes_effect "with it deleted, the condition no longer names Ingresses" \
+  "the condition still names Ingresses" condition_without_ingress
+check_eq "and an Ingress gets no ttl" "" ingress_ttl
 check "rule ConfigMap with a template external-dns would refuse is refused" fail "$RULES_DENIED" \
   "sources.fqdnTemplate" 'function "lower" not defined' -- \
   apply < <(rules_configmap zoneguard-rules-bad "sources: {fqdnTemplate: '{{lower .Name}}.example.com'}")

@@ -58,6 +58,7 @@ pub fn config(rules: Vec<PathBuf>, tls: TlsSource) -> Config {
         probe_listen: "127.0.0.1:0".parse().unwrap(),
         tls,
         rules_configmaps: None,
+        inject_condition: None,
         aws: Default::default(),
         rules_files: rules,
         requests: RequestLimits {

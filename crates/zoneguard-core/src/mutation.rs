@@ -10,6 +10,8 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 use std::borrow::Cow;
 
+pub mod condition;
+
 /// One annotation to add, and the rule that asks for it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Injection {
