@@ -17,8 +17,11 @@
 # the null webhook (zoneguard's own share).
 #
 # Environment: ZONEGUARD_BIN, ZONEGUARD_TOOLS_DIR, APILOAD_N (default 300), APILOAD_CONCURRENCY
-# (default 16), APILOAD_ROUNDS (default 2), BENCH_KEEP=1. Traffic stays on 127.0.0.1; every
-# process is stopped on exit.
+# (default 16), APILOAD_ROUNDS (default 2), APILOAD_NAMESPACE (default team-1, where every object
+# gets an injected annotation; in another team-N only the Ingresses do), BENCH_INJECT_CONDITION=1
+# (zoneguard keeps the mutating webhook's inject-rules condition, as with
+# manifests/inject-conditions: objects no inject rule changes skip /mutate), BENCH_KEEP=1.
+# Traffic stays on 127.0.0.1; every process is stopped on exit.
 set -euo pipefail
 
 # shellcheck source=bench/lib.sh
@@ -27,6 +30,11 @@ source "$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/bench/lib.sh"
 N="${APILOAD_N:-300}"
 CONC="${APILOAD_CONCURRENCY:-16}"
 ROUNDS="${APILOAD_ROUNDS:-2}"
+NS="${APILOAD_NAMESPACE:-team-1}"
+[[ "$NS" =~ ^team-([0-9]|1[0-9])$ ]] || { echo "APILOAD_NAMESPACE must be team-0 … team-19 (the bench rules' delegated namespaces), not $NS" >&2; exit 2; }
+DOMAIN="$NS.zone${NS#team-}.example.com" # bench/gen-rules.sh: team-N owns team-N.zoneN.example.com (N < 50)
+ZG_ARGS=()
+[[ "${BENCH_INJECT_CONDITION:-0}" == 1 ]] && ZG_ARGS=(--mutating-webhook-configuration zoneguard)
 need openssl curl go awk base64
 bench_init apiserver-overhead
 build_zoneguard
@@ -47,10 +55,12 @@ ZG_PORT="" ZG_PROBE=""
 start_cluster bench 10.0.0.0/16
 say "kube-apiserver $("$BIN_DIR/kube-apiserver" --version | awk '{print $2}') up on 127.0.0.1:$API_PORT"
 kc create namespace team-1 >/dev/null
+[[ "$NS" == team-1 ]] || kc create namespace "$NS" >/dev/null
 
 # ------------------------------------------------------- the two webhooks ----
 bench_rules
-serve_zoneguard "$W/zoneguard.log" "$ZONEGUARD_BIN" "$BENCH_RULES" "$PKI/webhook.crt" "$PKI/webhook.key"
+serve_zoneguard "$W/zoneguard.log" "$ZONEGUARD_BIN" "$BENCH_RULES" "$PKI/webhook.crt" "$PKI/webhook.key" \
+  "${ZG_ARGS[@]}" # with the admin kubeconfig start_cluster exported, for the condition
 free_port NULL_PORT
 bg_start "$W/nullhook.log" "$W/nullhook" -listen "127.0.0.1:$NULL_PORT" -cert "$PKI/webhook.crt" \
   -key "$PKI/webhook.key"
@@ -101,9 +111,16 @@ await() {
   done
   die "$2"
 }
+condition_set() {
+  [[ -n "$(kc get mutatingwebhookconfiguration zoneguard \
+    -o 'jsonpath={.webhooks[*].matchConditions[?(@.name=="zoneguard-inject-rules")].name}')" ]]
+}
 install_webhooks() { # WHICH: zoneguard or null
   kc apply -f "$W/webhooks-$1.yaml" >/dev/null
   await "$1_called" "the $1 webhooks did not take effect within 30 s"
+  # zoneguard puts its condition on whichever configuration is named zoneguard, the null
+  # webhook's too: both are measured with the same configuration.
+  [[ ${#ZG_ARGS[@]} -eq 0 ]] || await condition_set "zoneguard did not set the inject-rules condition within 30 s"
 }
 remove_webhooks() { # WHICH
   kc delete -f "$W/webhooks-$1.yaml" --wait=true >/dev/null
@@ -114,9 +131,10 @@ remove_webhooks() { # WHICH
 load() { # LABEL ROUND
   "$W/apiload" -server "https://127.0.0.1:$API_PORT" -ca "$PKI/ca.crt" -cert "$PKI/admin.crt" \
     -key "$PKI/admin.key" -n "$N" -concurrency "$CONC" -prefix "$1-$2" -label "$1" \
+    -namespace "$NS" -domain "$DOMAIN" \
     -raw "$W/raw-$1.txt" | tee -a "$W/results.txt" >&2
 }
-say "creating and deleting $N Services + $N Ingresses at concurrency $CONC, $ROUNDS rounds each way"
+say "creating and deleting $N Services + $N Ingresses in $NS at concurrency $CONC, $ROUNDS rounds each way${ZG_ARGS:+, zoneguard keeping the inject-rules condition}"
 for ((round = 1; round <= ROUNDS; round++)); do
   load without "$round"
   install_webhooks zoneguard
