@@ -46,7 +46,7 @@ pub struct Args {
     pub rules_selector: String,
     /// Keep this MutatingWebhookConfiguration's `zoneguard-inject-rules` match condition in step
     /// with the inject rules, so the API server calls /mutate only for objects an inject rule may
-    /// change (needs get, list, watch and patch on it).
+    /// change (needs list, watch and patch on it).
     #[arg(
         long,
         env = "ZONEGUARD_MUTATING_WEBHOOK_CONFIGURATION",

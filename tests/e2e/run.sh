@@ -519,6 +519,23 @@ before=$(mutate_requests)
 check "a ClusterIP Service no inject rule selects admitted" ok "service/no-inject created" -- \
   apply < <(service default no-inject ClusterIP)
 check_eq "the API server did not send it to /mutate" "$before" mutate_requests
+# zoneguard writes the condition again whenever a webhook lacks it.
+condition_back() { condition_has 'request.kind.kind in ["Service"]'; }
+check "the condition removed by hand" ok "patched" -- kc patch mutatingwebhookconfiguration zoneguard \
+  --type=json -p '[{"op":"remove","path":"/webhooks/0/matchConditions"}]'
+takes_effect "zoneguard writes the removed condition again" "no condition" condition_back
+# The configuration as installed (no server-set fields, no condition), to create it again.
+kc get mutatingwebhookconfiguration zoneguard -o json | python3 -c '
+import json, sys
+c = json.load(sys.stdin)
+c["metadata"] = {"name": c["metadata"]["name"], "labels": c["metadata"].get("labels", {})}
+for w in c["webhooks"]:
+    w.pop("matchConditions", None)
+json.dump(c, sys.stdout)' >"$WORK/mutating.json"
+check "the MutatingWebhookConfiguration deleted" ok "deleted" -- \
+  kc delete mutatingwebhookconfiguration zoneguard
+check "and created again as installed, without the condition" ok "created" -- kc create -f "$WORK/mutating.json"
+takes_effect "zoneguard writes the condition on the new configuration" "no condition" condition_back
 check "LoadBalancer Service admitted" ok "service/lb created" -- apply < <(service default lb LoadBalancer)
 mutate_grew() { [[ $(mutate_requests) -gt $before ]]; }
 check "the API server sent the LoadBalancer Service to /mutate" ok -- mutate_grew

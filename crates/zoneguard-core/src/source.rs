@@ -10,7 +10,7 @@ mod compatibility;
 mod fqdn;
 mod skip;
 use skip::filtered_out;
-pub use skip::{service_type, INGRESS_CLASS_ANNOTATION};
+pub use skip::{service_type, DEFAULT_SERVICE_TYPE, INGRESS_CLASS_ANNOTATION};
 
 /// The kinds zoneguard looks at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

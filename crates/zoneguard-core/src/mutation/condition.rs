@@ -6,10 +6,12 @@
 //! lack one of its annotations; every other create or update skips the webhook's round trip.
 //! The expression is a superset of [`super::plan`]: it may send an object the plan then leaves
 //! alone (a template with `{name}` on an object not yet named, a namespace the rules exempt),
-//! never the other way round. Every field it reads is guarded with `has()`, so it cannot fail
-//! on an object, and a failure would not matter: the webhook's failure policy decides then.
+//! never the other way round. Every field it reads is guarded with `has()`, so it does not fail
+//! on an object: an evaluation error would leave the call to the webhook's failure policy (with
+//! the shipped `Ignore`, the object would get no annotations).
 
 use crate::rules::{InjectRule, INJECT_KINDS};
+use crate::source::DEFAULT_SERVICE_TYPE;
 
 /// The name the condition has in the webhook's `matchConditions`.
 pub const NAME: &str = "zoneguard-inject-rules";
@@ -36,7 +38,8 @@ fn rule(rule: &InjectRule) -> String {
     }
     if !rule.service_types.is_empty() {
         parts.push(format!(
-            "(request.kind.kind != \"Service\" || ((has(object.spec) && has(object.spec.type)) ? object.spec.type : \"ClusterIP\") in {})",
+            "(request.kind.kind != \"Service\" || ((has(object.spec) && has(object.spec.type)) ? object.spec.type : {}) in {})",
+            literal(DEFAULT_SERVICE_TYPE),
             list(&rule.service_types)
         ));
     }

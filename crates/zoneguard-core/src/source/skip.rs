@@ -150,8 +150,11 @@ fn ingress_class_skip(classes: &[String], object: &Node<'_>) -> Option<String> {
 pub fn service_type<'n>(object: &'n Node<'_>) -> &'n str {
     crate::path::at(object, &["spec", "type"])
         .and_then(Node::as_str)
-        .unwrap_or("ClusterIP")
+        .unwrap_or(DEFAULT_SERVICE_TYPE)
 }
+
+/// A Service's type when `spec.type` is not set, as the API server defaults it.
+pub const DEFAULT_SERVICE_TYPE: &str = "ClusterIP";
 
 /// external-dns's service type filter: the Service's type ([`service_type`]) must be one of
 /// `types`; the reason when not.
