@@ -783,11 +783,21 @@ ingress_ttl() {
 }
 ingress_ttl_is_300() { [[ "$(ingress_ttl)" == 300 ]]; }
 condition_without_ingress() { condition_has '["Service"]' && ! condition_has '"Ingress"'; }
-rule_configmap_added "with an inject rule for Ingresses" zoneguard-rules-inject \
-  "inject: [{kinds: [Ingress], namespaces: [default], annotations: {$P/ttl: '300'}}]"
+# A custom resource written with `annotations: null`: the condition must still hold (CEL's
+# has() is true for a null value, and `k in null` would be an error).
+null_annotated_route_ttl() {
+  kc create --dry-run=server -o "jsonpath={.metadata.annotations.${P//./\\.}/ttl}" -f - <<'EOF'
+{"apiVersion": "gateway.networking.k8s.io/v1", "kind": "HTTPRoute",
+ "metadata": {"name": "nullann", "namespace": "default", "annotations": null},
+ "spec": {"hostnames": ["nullann.example.com"], "parentRefs": [{"name": "public"}]}}
+EOF
+}
+rule_configmap_added "with an inject rule for Ingresses and HTTPRoutes" zoneguard-rules-inject \
+  "inject: [{kinds: [Ingress, HTTPRoute], namespaces: [default], annotations: {$P/ttl: '300'}}]"
 takes_effect "the mutating webhook's condition follows the added inject rule" \
-  "the condition does not name Ingresses" condition_has 'request.kind.kind in ["Ingress"] && request.namespace in ["default"]'
+  "the condition does not name Ingresses" condition_has 'request.kind.kind in ["Ingress", "HTTPRoute"] && request.namespace in ["default"]'
 takes_effect "an Ingress gets the annotation the added rule injects" "no ttl of 300" ingress_ttl_is_300
+check_eq "an HTTPRoute written with annotations: null gets it too" "300" null_annotated_route_ttl
 rule_configmap_deleted "inject" zoneguard-rules-inject
 takes_effect "with it deleted, the condition no longer names Ingresses" \
   "the condition still names Ingresses" condition_without_ingress
