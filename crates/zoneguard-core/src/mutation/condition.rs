@@ -10,29 +10,39 @@
 //! on an object: an evaluation error would leave the call to the webhook's failure policy (with
 //! the shipped `Ignore`, the object would get no annotations).
 
-use crate::rules::{InjectRule, INJECT_KINDS};
+use crate::rules::InjectRule;
 use crate::source::DEFAULT_SERVICE_TYPE;
 
 /// The name the condition has in the webhook's `matchConditions`.
 pub const NAME: &str = "zoneguard-inject-rules";
 
-/// The condition for `rules` (the combined `inject` list): `false` when there is none.
+/// The longest expression written; a longer one (thousands of inject rules) is `true` instead,
+/// which sends every object, so that the configuration stays far below what the API server
+/// stores and parses.
+pub const MAX_LEN: usize = 64 * 1024;
+
+/// The condition for `rules` (the combined `inject` list): `false` when there is none, `true`
+/// when it would be longer than [`MAX_LEN`].
 pub fn expression(rules: &[InjectRule]) -> String {
     if rules.is_empty() {
         return "false".to_string();
     }
     let alternatives: Vec<String> = rules.iter().map(rule).collect();
-    alternatives.join(" || ")
+    let joined = alternatives.join(" || ");
+    if joined.len() > MAX_LEN {
+        return "true".to_string();
+    }
+    joined
 }
 
-/// One rule: its selectors, and some annotation of it missing.
+/// One rule: its selectors, and some annotation of it missing. A rule without kinds has no
+/// kind test: the webhook receives only the kinds zoneguard injects into
+/// ([`INJECT_KINDS`](crate::rules::INJECT_KINDS)).
 fn rule(rule: &InjectRule) -> String {
-    let kinds: Vec<&str> = if rule.kinds.is_empty() {
-        INJECT_KINDS.to_vec()
-    } else {
-        rule.kinds.iter().map(String::as_str).collect()
-    };
-    let mut parts = vec![format!("request.kind.kind in {}", list(&kinds))];
+    let mut parts = Vec::new();
+    if !rule.kinds.is_empty() {
+        parts.push(format!("request.kind.kind in {}", list(&rule.kinds)));
+    }
     if !rule.namespaces.is_empty() {
         parts.push(format!("request.namespace in {}", list(&rule.namespaces)));
     }
@@ -115,13 +125,22 @@ mod tests {
     }
 
     #[test]
-    fn a_rule_without_kinds_names_every_kind_zoneguard_injects_into() {
+    fn a_rule_without_kinds_or_namespaces_tests_only_its_annotations() {
         let e = expression(&[inject(&[], &[], &[], &["a.io/x"])]);
-        assert!(
-            e.starts_with("(request.kind.kind in [\"Ingress\", \"Service\", \"Gateway\", \"HTTPRoute\", \"GRPCRoute\", \"TLSRoute\", \"TCPRoute\", \"UDPRoute\"] && !("),
-            "{e}"
+        assert_eq!(
+            e,
+            "(!(has(object.metadata) && has(object.metadata.annotations) && [\"a.io/x\"].all(k, k in object.metadata.annotations)))"
         );
-        assert!(!e.contains("request.namespace"), "{e}");
+    }
+
+    #[test]
+    fn an_expression_longer_than_the_cap_sends_every_object() {
+        let key = format!("a.io/{}", "x".repeat(60));
+        let rules: Vec<InjectRule> = (0..MAX_LEN / 100)
+            .map(|_| inject(&["Service"], &[], &[], &[&key]))
+            .collect();
+        assert_eq!(expression(&rules), "true");
+        assert_ne!(expression(&rules[..10]), "true");
     }
 
     #[test]
