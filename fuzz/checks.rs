@@ -9,6 +9,7 @@ use zoneguard_core::admission::{self, Operation, Request};
 use zoneguard_core::arn::RoleArn;
 use zoneguard_core::filter::{normalize_name, DomainFilter, FilterSpec};
 use zoneguard_core::hostname;
+use zoneguard_core::mutation::condition;
 use zoneguard_core::rules::{RuleSet, RuleSource, TxtRegistry};
 use zoneguard_core::selector::Selector;
 use zoneguard_core::template::FqdnTemplate;
@@ -41,7 +42,8 @@ pub fn review_decode(data: &[u8]) {
     }
 }
 
-/// Any text gives a rule set or errors; a rule set that parses decides a few fixed objects.
+/// Any text gives a rule set or errors; a rule set that parses makes a mutating-webhook condition
+/// within its cap and decides a few fixed objects.
 pub fn rules_parse(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
@@ -60,6 +62,8 @@ pub fn rules_parse(data: &[u8]) {
     let Ok(rules) = RuleSet::parse("rules.yaml", text) else {
         return;
     };
+    let condition = condition::expression(&rules.inject);
+    assert!(!condition.is_empty() && condition.len() <= condition::MAX_LEN);
     let ingress = json!({
         "metadata": {"name": "web", "annotations": {
             "external-dns.alpha.kubernetes.io/hostname": "a.example.com,b.team-a.example.com",
