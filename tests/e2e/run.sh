@@ -536,6 +536,17 @@ check "the MutatingWebhookConfiguration deleted" ok "deleted" -- \
   kc delete mutatingwebhookconfiguration zoneguard
 check "and created again as installed, without the condition" ok "created" -- kc create -f "$WORK/mutating.json"
 takes_effect "zoneguard writes the condition on the new configuration" "no condition" condition_back
+# `kubectl apply` of the configuration as installed does not name the condition, so leaves it.
+python3 -c 'import sys, yaml
+for d in yaml.safe_load_all(open(sys.argv[1])):
+    if d and d.get("kind") == "MutatingWebhookConfiguration":
+        yaml.safe_dump(d, sys.stdout)' "$WORK/installed.yaml" >"$WORK/mutating-installed.yaml"
+mutating_generation() { kc get mutatingwebhookconfiguration zoneguard -o 'jsonpath={.metadata.generation}'; }
+generation=$(mutating_generation)
+check "kubectl apply of the MutatingWebhookConfiguration as installed" ok "mutatingwebhookconfiguration" -- \
+  kc apply -f "$WORK/mutating-installed.yaml"
+check_eq "leaves its webhooks as they were (generation unchanged)" "$generation" mutating_generation
+check "and the condition in place" ok -- condition_back
 check "LoadBalancer Service admitted" ok "service/lb created" -- apply < <(service default lb LoadBalancer)
 mutate_grew() { [[ $(mutate_requests) -gt $before ]]; }
 check "the API server sent the LoadBalancer Service to /mutate" ok -- mutate_grew
