@@ -2,13 +2,16 @@
 //! Ingress with labels and annotations, for the template most clusters write (name and
 //! namespace), one with external-dns's functions and a conditional, and one that ranges over the
 //! labels; then `source::extract` of the same Ingress with and without the template in the rules
-//! (what a template adds to deciding an object).
+//! (what a template adds to deciding an object), and `admission::mutate` of that Ingress with an
+//! inject rule, with and without the template (the re-judge of injected annotations reads no
+//! template name, so the two should cost alike).
 
 use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use serde_json::json;
+use zoneguard_core::admission::{self, Operation, Request};
 use zoneguard_core::rules::RuleSet;
 use zoneguard_core::source::{extract, Kind};
 use zoneguard_core::template::FqdnTemplate;
@@ -79,9 +82,48 @@ fn extract_with_and_without(c: &mut Criterion) {
     group.finish();
 }
 
+fn mutate_with_and_without(c: &mut Criterion) {
+    let object = ingress();
+    let node = Node::from(&object);
+    let request = Request {
+        operation: Operation::Create,
+        group: "networking.k8s.io",
+        version: "v1",
+        kind: "Ingress",
+        namespace: "shop",
+        name: "shop-web",
+        object: Some(&node),
+        old_object: None,
+        sub_resource: None,
+    };
+    let mut group = c.benchmark_group("mutate_ingress");
+    let inject =
+        "inject: [{kinds: [Ingress], annotations: {external-dns.alpha.kubernetes.io/ttl: '60'}}]\n";
+    let plain = format!("domainFilters: [example.com]\n{inject}");
+    let templated = format!(
+        "domainFilters: [example.com]\nsources: {{fqdnTemplate: '{}'}}\n{inject}",
+        TEMPLATES[0].1
+    );
+    for (label, text) in [
+        ("no-template", plain),
+        ("name-namespace-template", templated),
+    ] {
+        let rules = RuleSet::parse("bench", &text).expect("rules parse");
+        assert_eq!(
+            admission::mutate(&rules, &request).patch.len(),
+            1,
+            "{label}"
+        );
+        group.bench_with_input(BenchmarkId::from_parameter(label), &rules, |b, r| {
+            b.iter(|| black_box(admission::mutate(r, black_box(&request))))
+        });
+    }
+    group.finish();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_secs(1));
-    targets = names, extract_with_and_without
+    targets = names, extract_with_and_without, mutate_with_and_without
 }
 criterion_main!(benches);

@@ -172,9 +172,10 @@ pub fn validate_full(
     let Some(kind) = Kind::of(req.group, req.kind) else {
         return Decision::admit();
     };
-    let mut decision = findings(rules, kind, req.namespace, req.name, object, facts);
+    let names = source::Names::All;
+    let mut decision = findings(rules, kind, req.namespace, req.name, object, facts, names);
     if let (Operation::Update, Some(old)) = (req.operation, req.old_object) {
-        let before = findings(rules, kind, req.namespace, req.name, old, facts);
+        let before = findings(rules, kind, req.namespace, req.name, old, facts, names);
         keep_old_violations_as_warnings(&mut decision, &before.violations);
     }
     decision.enforce(rules.enforcement)
@@ -188,6 +189,7 @@ fn findings(
     name: &str,
     object: &Node<'_>,
     facts: &irsa::Facts,
+    names: source::Names,
 ) -> Decision {
     let mut d = Decision {
         checked: true,
@@ -199,7 +201,7 @@ fn findings(
         d.warnings = f.warnings;
         return d;
     }
-    let extracted = source::extract(rules, kind, namespace, object);
+    let extracted = source::extract_names(rules, kind, namespace, object, names);
     d.violations = extracted.violations;
     d.warnings = extracted.warnings;
     // A name often appears twice (an Ingress rule's host and its TLS host). A verdict depends
@@ -272,7 +274,8 @@ pub fn mutate(rules: &RuleSet, req: &Request<'_>) -> Decision {
         return decision.enforce(rules.enforcement);
     }
     // Only the annotations are judged again: a violation of an injected value is all that is
-    // looked for below, and the spec's hostnames were judged (or will be) by validation.
+    // looked for below, and the spec's hostnames, like the fqdn template's names of the final
+    // object, were judged (or will be) by validation.
     let annotated = mutation::annotations_after(rules, object, &injections);
     let after = findings(
         rules,
@@ -281,6 +284,7 @@ pub fn mutate(rules: &RuleSet, req: &Request<'_>) -> Decision {
         name,
         &annotated,
         &irsa::Facts::none(),
+        source::Names::Own,
     );
     if after.violations.is_empty() {
         return decision.enforce(rules.enforcement);

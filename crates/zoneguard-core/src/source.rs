@@ -139,6 +139,19 @@ pub struct Extracted {
     pub warnings: Vec<String>,
     /// The record the object's hostnames make (`Record::Gateway` for Gateway API objects).
     record: Record,
+    /// Whether the fqdn template names the object when it has no name of its own.
+    names: Names,
+}
+
+/// Which names [`extract_names`] reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Names {
+    /// Every name external-dns would publish for the object.
+    #[default]
+    All,
+    /// All but the fqdn template's (`sources.fqdnTemplate`): for the mutating webhook's
+    /// judgement of injected annotations, which looks only at those annotations' names.
+    Own,
 }
 
 impl Extracted {
@@ -186,7 +199,21 @@ impl Extracted {
 
 /// The hostnames `object` of `kind`, in `namespace`, asks for under `rules`.
 pub fn extract(rules: &RuleSet, kind: Kind, namespace: &str, object: &Node<'_>) -> Extracted {
-    let mut out = Extracted::default();
+    extract_names(rules, kind, namespace, object, Names::All)
+}
+
+/// [`extract`], reading only the `names` asked for.
+pub fn extract_names(
+    rules: &RuleSet,
+    kind: Kind,
+    namespace: &str,
+    object: &Node<'_>,
+    names: Names,
+) -> Extracted {
+    let mut out = Extracted {
+        names,
+        ..Extracted::default()
+    };
     if matches!(
         kind,
         Kind::RouteWithHostnames | Kind::RouteWithoutHostnames | Kind::Gateway
@@ -436,7 +463,7 @@ fn service(
         compatibility::names(mode, shape.ty, object, out);
         unnamed = out.candidates.len() == first;
     }
-    if rules.sources.fqdn_template.is_none() {
+    if rules.sources.fqdn_template.is_none() || out.names == Names::Own {
         return;
     }
     let targeted = read.iter().any(|p| targeted(object, p));

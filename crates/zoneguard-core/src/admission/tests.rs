@@ -477,6 +477,7 @@ fn the_rejudge_of_an_injection_sees_the_service_type() {
             "api",
             &annotated,
             &irsa::Facts::none(),
+            crate::source::Names::Own,
         );
         (injections.len(), judged.warnings)
     };

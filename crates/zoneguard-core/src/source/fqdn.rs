@@ -28,6 +28,9 @@ impl Extracted {
         let Some(template) = rules.sources.fqdn_template.as_ref() else {
             return first..first;
         };
+        if self.names == super::Names::Own {
+            return first..first;
+        }
         if !unnamed && !rules.sources.combine_fqdn_annotation {
             return first..first;
         }
@@ -367,5 +370,29 @@ mod tests {
             names(TEMPLATE, Kind::Ingress, object),
             ["sources.fqdnTemplate web.other.t.example.com"]
         );
+    }
+
+    #[test]
+    fn asked_for_its_own_names_only_an_object_gets_none_from_the_template() {
+        let rules = RuleSet::parse("r", &format!("sources: {{{TEMPLATE}}}")).expect("rules");
+        let service = json!({"kind": "Service", "metadata": {"name": "web"},
+                             "spec": {"type": "LoadBalancer"}});
+        let table = [
+            (Kind::Ingress, ingress(json!({}), json!({}))),
+            (Kind::Service, service),
+        ];
+        for (kind, object) in table {
+            let object = Node::from(&object);
+            let all = extract(&rules, kind, "team-a", &object);
+            assert_eq!(all.candidates.len(), 1, "{kind:?}: the template names it");
+            let own = crate::source::extract_names(
+                &rules,
+                kind,
+                "team-a",
+                &object,
+                crate::source::Names::Own,
+            );
+            assert!(own.candidates.is_empty(), "{kind:?}: {:?}", own.candidates);
+        }
     }
 }
