@@ -61,20 +61,25 @@ fn names(c: &mut Criterion) {
     group.finish();
 }
 
+/// The rules `domainFilters: [example.com]` and `extra`, without and with the first template.
+fn with_and_without_template(extra: &str) -> [(&'static str, RuleSet); 2] {
+    let parse = |text: String| RuleSet::parse("bench", &text).expect("rules parse");
+    let plain = format!("domainFilters: [example.com]\n{extra}");
+    let templated = format!(
+        "domainFilters: [example.com]\nsources: {{fqdnTemplate: '{}'}}\n{extra}",
+        TEMPLATES[0].1
+    );
+    [
+        ("no-template", parse(plain)),
+        ("name-namespace-template", parse(templated)),
+    ]
+}
+
 fn extract_with_and_without(c: &mut Criterion) {
     let object = ingress();
     let node = Node::from(&object);
     let mut group = c.benchmark_group("extract_ingress");
-    let plain = "domainFilters: [example.com]\n".to_string();
-    let templated = format!(
-        "domainFilters: [example.com]\nsources: {{fqdnTemplate: '{}'}}\n",
-        TEMPLATES[0].1
-    );
-    for (label, text) in [
-        ("no-template", plain),
-        ("name-namespace-template", templated),
-    ] {
-        let rules = RuleSet::parse("bench", &text).expect("rules parse");
+    for (label, rules) in with_and_without_template("") {
         group.bench_with_input(BenchmarkId::from_parameter(label), &rules, |b, r| {
             b.iter(|| black_box(extract(r, Kind::Ingress, "shop", black_box(&node))))
         });
@@ -99,16 +104,7 @@ fn mutate_with_and_without(c: &mut Criterion) {
     let mut group = c.benchmark_group("mutate_ingress");
     let inject =
         "inject: [{kinds: [Ingress], annotations: {external-dns.alpha.kubernetes.io/ttl: '60'}}]\n";
-    let plain = format!("domainFilters: [example.com]\n{inject}");
-    let templated = format!(
-        "domainFilters: [example.com]\nsources: {{fqdnTemplate: '{}'}}\n{inject}",
-        TEMPLATES[0].1
-    );
-    for (label, text) in [
-        ("no-template", plain),
-        ("name-namespace-template", templated),
-    ] {
-        let rules = RuleSet::parse("bench", &text).expect("rules parse");
+    for (label, rules) in with_and_without_template(inject) {
         assert_eq!(
             admission::mutate(&rules, &request).patch.len(),
             1,
