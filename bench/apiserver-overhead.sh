@@ -111,10 +111,7 @@ await() {
   done
   die "$2"
 }
-condition_set() {
-  [[ -n "$(kc get mutatingwebhookconfiguration zoneguard \
-    -o 'jsonpath={.webhooks[*].matchConditions[?(@.name=="zoneguard-inject-rules")].name}')" ]]
-}
+condition_set() { [[ -n "$(inject_condition)" ]]; }
 install_webhooks() { # WHICH: zoneguard or null
   kc apply -f "$W/webhooks-$1.yaml" >/dev/null
   await "$1_called" "the $1 webhooks did not take effect within 30 s"

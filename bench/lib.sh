@@ -185,11 +185,6 @@ result_field() {
 webhook_configurations() {
   local base="$1" ca="$2" out="$3"
   webhook_overlay "$base" "$(base64 -w0 <"$ca")"
-  "$KUBECTL" kustomize "$WORK/overlay" | awk '
-    function flush() { if (doc ~ /\nkind: (Validating|Mutating)WebhookConfiguration\n/) printf "---\n%s", doc; doc = "\n" }
-    BEGIN { doc = "\n" }
-    /^---$/ { flush(); next }
-    { doc = doc $0 "\n" }
-    END { flush() }' >"$out"
+  "$KUBECTL" kustomize "$WORK/overlay" | kind_documents '(Validating|Mutating)WebhookConfiguration' >"$out"
   grep -q "url: $base/" "$out" || die "no webhook configuration with the url $base"
 }

@@ -93,30 +93,23 @@ PY
 compare "default install" manifests --set namespace.create=true
 compare "cert-manager" manifests/cert-manager --set namespace.create=true --set certManager.enabled=true
 
-# A user's kustomization that adds the monitoring component (kustomize wants relative paths).
-mkdir -p "$work/monitoring"
-manifests="$(realpath --relative-to="$work/monitoring" "$ROOT/manifests")"
-printf 'resources: [%s]\ncomponents: [%s/monitoring]\n' "$manifests" "$manifests" \
-  >"$work/monitoring/kustomization.yaml"
-compare "ServiceMonitor" "$work/monitoring" --set namespace.create=true --set serviceMonitor.enabled=true
+# compare_component LABEL COMPONENT HELM-VALUE: a user's kustomization that adds the component
+# manifests/COMPONENT (kustomize wants relative paths) against the chart with HELM-VALUE=true.
+compare_component() {
+  local label="$1" component="$2" value="$3" dir="$work/$2" manifests
+  mkdir -p "$dir"
+  manifests="$(realpath --relative-to="$dir" "$ROOT/manifests")"
+  printf 'resources: [%s]\ncomponents: [%s/%s]\n' "$manifests" "$manifests" "$component" \
+    >"$dir/kustomization.yaml"
+  compare "$label" "$dir" --set namespace.create=true --set "$value=true"
+}
 
-# The same with the network-policy component.
-mkdir -p "$work/network-policy"
-printf 'resources: [%s]\ncomponents: [%s/network-policy]\n' "$manifests" "$manifests" \
-  >"$work/network-policy/kustomization.yaml"
-compare "NetworkPolicy" "$work/network-policy" --set namespace.create=true --set networkPolicy.enabled=true
-
-# The same with the fqdn-template component (no match conditions on the hostnames webhook).
-mkdir -p "$work/fqdn-template"
-printf 'resources: [%s]\ncomponents: [%s/fqdn-template]\n' "$manifests" "$manifests" \
-  >"$work/fqdn-template/kustomization.yaml"
-compare "fqdn template" "$work/fqdn-template" --set namespace.create=true --set webhook.fqdnTemplate=true
-
-# The same with the inject-conditions component (zoneguard keeps the mutating webhook's condition).
-mkdir -p "$work/inject-conditions"
-printf 'resources: [%s]\ncomponents: [%s/inject-conditions]\n' "$manifests" "$manifests" \
-  >"$work/inject-conditions/kustomization.yaml"
-compare "inject conditions" "$work/inject-conditions" --set namespace.create=true --set webhook.injectConditions=true
+compare_component ServiceMonitor monitoring serviceMonitor.enabled
+compare_component NetworkPolicy network-policy networkPolicy.enabled
+# no match conditions on the hostnames webhook
+compare_component "fqdn template" fqdn-template webhook.fqdnTemplate
+# zoneguard keeps the mutating webhook's condition
+compare_component "inject conditions" inject-conditions webhook.injectConditions
 
 if [[ $failed -gt 0 ]]; then
   exit 1

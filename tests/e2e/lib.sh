@@ -180,6 +180,20 @@ EOF
 }
 
 kc() { "$KUBECTL" --request-timeout=40s "$@"; }
+# inject_condition: the expression of the `zoneguard-inject-rules` match condition zoneguard keeps
+# on its MutatingWebhookConfiguration (--mutating-webhook-configuration); empty when there is none.
+inject_condition() {
+  kc get mutatingwebhookconfiguration zoneguard \
+    -o 'jsonpath={.webhooks[*].matchConditions[?(@.name=="zoneguard-inject-rules")].expression}'
+}
+# kind_documents KIND-ERE: the YAML documents on stdin whose top-level kind matches KIND-ERE.
+kind_documents() {
+  awk -v kind="^kind: ($1)\$" '
+    function flush() { if (found) printf "---\n%s", doc; doc = ""; found = 0 }
+    /^---$/ { flush(); next }
+    { doc = doc $0 "\n"; if ($0 ~ kind) found = 1 }
+    END { flush() }'
+}
 
 # start_cluster NAME SERVICE-CIDR: etcd and kube-apiserver (from $BIN_DIR) on free loopback
 # ports (ETCD_PORT, API_PORT; pids ETCD_PID, API_PID; logs etcd.log and kube-apiserver.log in

@@ -504,10 +504,6 @@ check "a Service left to another DNS controller admitted, with a warning saying 
 echo "# injected annotations"
 # zoneguard keeps the mutating webhook's `zoneguard-inject-rules` condition in step with the
 # inject rules (manifests/inject-conditions), so /mutate sees only what a rule may change.
-inject_condition() {
-  kc get mutatingwebhookconfiguration zoneguard \
-    -o 'jsonpath={.webhooks[0].matchConditions[?(@.name=="zoneguard-inject-rules")].expression}'
-}
 condition_has() { [[ "$(inject_condition)" == *"$1"* ]]; }
 mutate_requests() { # the /mutate requests zoneguard answered
   curl -fsS "http://127.0.0.1:$PROBE_PORT/metrics" |
@@ -537,10 +533,7 @@ check "the MutatingWebhookConfiguration deleted" ok "deleted" -- \
 check "and created again as installed, without the condition" ok "created" -- kc create -f "$WORK/mutating.json"
 takes_effect "zoneguard writes the condition on the new configuration" "no condition" condition_back
 # `kubectl apply` of the configuration as installed does not name the condition, so leaves it.
-python3 -c 'import sys, yaml
-for d in yaml.safe_load_all(open(sys.argv[1])):
-    if d and d.get("kind") == "MutatingWebhookConfiguration":
-        yaml.safe_dump(d, sys.stdout)' "$WORK/installed.yaml" >"$WORK/mutating-installed.yaml"
+kind_documents MutatingWebhookConfiguration <"$WORK/installed.yaml" >"$WORK/mutating-installed.yaml"
 mutating_generation() { kc get mutatingwebhookconfiguration zoneguard -o 'jsonpath={.metadata.generation}'; }
 generation=$(mutating_generation)
 check "kubectl apply of the MutatingWebhookConfiguration as installed" ok "mutatingwebhookconfiguration" -- \

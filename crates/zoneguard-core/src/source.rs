@@ -463,7 +463,7 @@ fn service(
         compatibility::names(mode, shape.ty, object, out);
         unnamed = out.candidates.len() == first;
     }
-    if rules.sources.fqdn_template.is_none() || out.names == Names::Own {
+    if out.template(rules).is_none() {
         return;
     }
     let targeted = read.iter().any(|p| targeted(object, p));

@@ -4,6 +4,7 @@
 
 use super::{Candidate, Extracted, Field, Kind};
 use crate::rules::RuleSet;
+use crate::template::FqdnTemplate;
 use crate::tree::Node;
 use crate::verdict::{Reason, Violation};
 use std::ops::Range;
@@ -12,6 +13,15 @@ use std::ops::Range;
 pub const FIELD: &str = "sources.fqdnTemplate";
 
 impl Extracted {
+    /// The rules' fqdn template, when this extraction reads its names.
+    pub(super) fn template<'r>(&self, rules: &'r RuleSet) -> Option<&'r FqdnTemplate> {
+        rules
+            .sources
+            .fqdn_template
+            .as_ref()
+            .filter(|_| self.names == super::Names::All)
+    }
+
     /// Adds the names the rules' template makes of `object`, when `unnamed` (some external-dns
     /// reading it finds no name of its own) or the rules combine the template with the
     /// object's own names; the candidates added. A template that fails on the object is a
@@ -25,12 +35,9 @@ impl Extracted {
         unnamed: bool,
     ) -> Range<usize> {
         let first = self.candidates.len();
-        let Some(template) = rules.sources.fqdn_template.as_ref() else {
+        let Some(template) = self.template(rules) else {
             return first..first;
         };
-        if self.names == super::Names::Own {
-            return first..first;
-        }
         if !unnamed && !rules.sources.combine_fqdn_annotation {
             return first..first;
         }
