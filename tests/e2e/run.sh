@@ -806,6 +806,38 @@ rule_configmap_deleted "inject" zoneguard-rules-inject
 takes_effect "with it deleted, the condition no longer names Ingresses" \
   "the condition still names Ingresses" condition_without_ingress
 check_eq "and an Ingress gets no ttl" "" ingress_ttl
+# Many inject rules: the condition near its cap (64 KiB) is one the API server accepts and
+# evaluates; over the cap it is `true` and every object is sent again.
+bulk_rules() { # bulk_rules N: N inject rules for Ingresses, each in its own namespace, the last in default
+  local i ns
+  echo "inject:"
+  for ((i = 0; i < $1; i++)); do
+    ns="bulk-$i"
+    [[ $i -eq $(($1 - 1)) ]] && ns=default
+    printf '  - {kinds: [Ingress], namespaces: [%s], annotations: {zoneguard.io/bulk-%d: "%d"}}\n' "$ns" "$i" "$i"
+  done
+}
+bulk_condition_is() { # bulk_condition_is LAST MIN-LENGTH: names bulk-LAST and is at least that long
+  local c
+  c="$(inject_condition)"
+  [[ "$c" == *"\"zoneguard.io/bulk-$1\""* && ${#c} -ge $2 ]]
+}
+ingress_bulk() { # ingress_bulk N: the value /mutate gives an Ingress in default for the rule bulk-N
+  apply --dry-run=server -o "jsonpath={.metadata.annotations.zoneguard\.io/bulk-$1}" \
+    < <(ingress default bulk bulk.example.com)
+}
+condition_is_true() { [[ "$(inject_condition)" == true ]]; }
+rule_configmap_added "with 300 inject rules" zoneguard-rules-bulk "$(bulk_rules 300)"
+takes_effect "the condition of 300 inject rules (62 176 characters) is accepted by the API server" \
+  "no such condition" bulk_condition_is 299 60000
+check_eq "and an Ingress the last rule selects gets its annotation through it" "299" ingress_bulk 299
+check "with 400 inject rules" ok "configmap/zoneguard-rules-bulk configured" -- \
+  apply < <(rules_configmap zoneguard-rules-bulk "$(bulk_rules 400)")
+takes_effect "the condition over 64 KiB is true instead" "not true" condition_is_true
+check_eq "and an Ingress the last rule selects still gets its annotation" "399" ingress_bulk 399
+rule_configmap_deleted "bulk inject" zoneguard-rules-bulk
+takes_effect "with it deleted, the condition no longer names Ingresses" \
+  "the condition still names Ingresses" condition_without_ingress
 check "rule ConfigMap with a template external-dns would refuse is refused" fail "$RULES_DENIED" \
   "sources.fqdnTemplate" 'function "lower" not defined' -- \
   apply < <(rules_configmap zoneguard-rules-bad "sources: {fqdnTemplate: '{{lower .Name}}.example.com'}")

@@ -16,9 +16,9 @@ use crate::source::DEFAULT_SERVICE_TYPE;
 /// The name the condition has in the webhook's `matchConditions`.
 pub const NAME: &str = "zoneguard-inject-rules";
 
-/// The longest expression written; a longer one (thousands of inject rules) is `true` instead,
-/// which sends every object, so that the configuration stays far below what the API server
-/// stores and parses.
+/// The longest expression written; a longer one (some 300 short inject rules or more) is
+/// `true` instead, which sends every object, so that the configuration stays small (the API
+/// server accepts more: the end-to-end suite has it evaluate a condition near this cap).
 pub const MAX_LEN: usize = 64 * 1024;
 
 /// The condition for `rules` (the combined `inject` list): `false` when there is none, `true`
