@@ -14,7 +14,7 @@ use zoneguard_core::admission::{self, Operation, Request};
 use zoneguard_core::irsa::Facts;
 use zoneguard_core::mutation;
 use zoneguard_core::rules::{RuleSet, RuleSource};
-use zoneguard_core::source::Kind;
+use zoneguard_core::source::{self, Kind};
 use zoneguard_core::tree::Node;
 
 #[derive(Debug, clap::Args)]
@@ -152,6 +152,14 @@ fn check_objects(
             });
             continue;
         };
+        if let Some(problem) = kind.and_then(|kind| source::shape::problem(kind, &tree)) {
+            errors.push(InputError {
+                file: object.file.clone(),
+                line: None,
+                message: format!("{} {}: {problem}", meta.kind, meta.shown_name()),
+            });
+            continue;
+        }
         let mut decision = admit(rules, &meta, value, &tree, live);
         let reads_some_classes = !rules.sources.ingress_class_names.is_empty();
         if ingress && reads_some_classes && ingress_class::unclassed(value) {

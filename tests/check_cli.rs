@@ -121,6 +121,11 @@ fn a_directory_is_walked_and_unusable_files_exit_2_naming_file_and_line() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("tests/fixtures/check/broken.yaml:"), "{err}");
     assert!(err.contains("non-string-annotation.yaml: Service x: metadata.annotations[\"external-dns.alpha.kubernetes.io/ttl\"] is 60, not a string"), "{err}");
+    assert!(err.contains("misshapen.yaml: Ingress wrong: spec.rules is a mapping, not a list; Kubernetes would refuse the object"), "{err}");
+    assert!(
+        err.contains("misshapen.yaml: document 2, items[1] is not a Kubernetes object"),
+        "{err}"
+    );
 }
 
 #[test]

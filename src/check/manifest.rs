@@ -154,7 +154,7 @@ pub fn read_bytes(file: &str, bytes: &[u8], out: &mut Vec<Object>, errors: &mut 
     };
     for (i, doc) in serde_yaml_ng::Deserializer::from_str(text).enumerate() {
         match Value::deserialize(doc) {
-            Ok(value) => push_object(file, i, value, out, errors),
+            Ok(value) => push_object(file, &format!("document {}", i + 1), value, out, errors),
             Err(e) => {
                 let line = e.location().map(|l| l.line());
                 let message = e.to_string();
@@ -174,42 +174,40 @@ pub fn read_bytes(file: &str, bytes: &[u8], out: &mut Vec<Object>, errors: &mut 
     }
 }
 
+/// Adds the object `value`, read at `place` of `file` ("document 2", "document 2, items[3]"),
+/// or each item of a `…List`.
 fn push_object(
     file: &str,
-    index: usize,
+    place: &str,
     value: Value,
     out: &mut Vec<Object>,
     errors: &mut Vec<InputError>,
 ) {
-    match &value {
+    match value {
         Value::Null => {}
-        Value::Object(map) => {
+        Value::Object(mut map) => {
             let kind = map.get("kind").and_then(Value::as_str).unwrap_or_default();
-            if kind.ends_with("List") && map.get("items").is_some_and(Value::is_array) {
-                let items = map
-                    .get("items")
-                    .and_then(Value::as_array)
-                    .cloned()
-                    .unwrap_or_default();
-                for item in items {
-                    push_object(file, index, item, out, errors);
+            let list = kind.ends_with("List") && map.get("items").is_some_and(Value::is_array);
+            let object = !kind.is_empty() && map.get("apiVersion").is_some_and(Value::is_string);
+            if list {
+                if let Some(Value::Array(items)) = map.remove("items") {
+                    for (i, item) in items.into_iter().enumerate() {
+                        push_object(file, &format!("{place}, items[{i}]"), item, out, errors);
+                    }
                 }
-            } else if kind.is_empty() || map.get("apiVersion").and_then(Value::as_str).is_none() {
-                errors.push(error(file, None, format!("document {} is not a Kubernetes object: it needs string apiVersion and kind fields", index + 1)));
-            } else {
+            } else if object {
                 out.push(Object {
                     file: file.to_string(),
-                    value,
+                    value: Value::Object(map),
                 });
+            } else {
+                errors.push(error(file, None, format!("{place} is not a Kubernetes object: it needs string apiVersion and kind fields")));
             }
         }
         _ => errors.push(error(
             file,
             None,
-            format!(
-                "document {} is not a Kubernetes object (a mapping with apiVersion and kind)",
-                index + 1
-            ),
+            format!("{place} is not a Kubernetes object (a mapping with apiVersion and kind)"),
         )),
     }
 }
@@ -233,6 +231,20 @@ mod tests {
             .map(|o| o.value["metadata"]["name"].as_str().unwrap_or(""))
             .collect();
         assert_eq!(names, ["a", "b", "c"]);
+    }
+
+    #[test]
+    fn a_bad_item_of_a_list_is_named_by_its_document_and_index() {
+        let (objects, errors) = read("apiVersion: v1\nkind: Service\nmetadata: {name: a}\n---\napiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Service, metadata: {name: b}}\n- x\n- {metadata: {name: z}}\n");
+        assert_eq!(objects.len(), 2);
+        let messages: Vec<_> = errors.iter().map(|e| e.message.as_str()).collect();
+        assert_eq!(
+            messages,
+            [
+                "document 2, items[1] is not a Kubernetes object (a mapping with apiVersion and kind)",
+                "document 2, items[2] is not a Kubernetes object: it needs string apiVersion and kind fields",
+            ]
+        );
     }
 
     #[test]

@@ -194,7 +194,7 @@ fn describe_op(op: &AddOp) -> String {
             .collect::<Vec<_>>()
             .join(", "),
         None => format!(
-            "add {}={}",
+            "add annotation {}={}",
             op.path
                 .trim_start_matches("/metadata/annotations/")
                 .replace("~1", "/")
@@ -215,7 +215,7 @@ mod tests {
             (
                 "/metadata/annotations/a.io~1ttl~0x",
                 json!("60"),
-                r#"add a.io/ttl~x="60""#,
+                r#"add annotation a.io/ttl~x="60""#,
             ),
             (
                 "/metadata/annotations",

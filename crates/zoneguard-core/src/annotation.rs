@@ -133,7 +133,7 @@ fn go_duration_seconds(text: &str) -> Option<i64> {
 
 /// Go's `strings.ToLower`: each character's simple lower case, so `İ` (U+0130) becomes `i`,
 /// where Rust's `to_lowercase` writes `i` and a combining dot.
-fn go_to_lower(text: &str) -> String {
+pub(crate) fn go_to_lower(text: &str) -> String {
     text.chars()
         .map(|c| match c {
             '\u{130}' => 'i',

@@ -66,12 +66,13 @@ enum Mode {
 /// Why a filter cannot be built.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum FilterError {
-    /// A regex flag does not compile. `field` is `regexDomainFilter` or `regexDomainExclusion`.
-    #[error("{field}: {pattern:?} is not a valid regular expression: {message}")]
+    /// A regex flag does not compile. `field` is `regexDomainFilter` or `regexDomainExclusion`;
+    /// `reason` follows the pattern: "is not a valid regular expression: …" or "is too large …".
+    #[error("{field}: {pattern:?} {reason}")]
     BadRegex {
         field: &'static str,
         pattern: String,
-        message: String,
+        reason: String,
     },
 }
 
@@ -199,20 +200,37 @@ fn prepared_index(raw: &[String]) -> Box<SuffixIndex> {
     ))
 }
 
+/// The largest compiled pattern (the `regex` crate's measure; its default is 10 MiB). Go
+/// has its own limits, so a pattern it accepts may be refused here: `\pL{1000}` takes ~60 MiB
+/// compiled (~120 MiB of memory while compiling), more than a rule load should cost a pod
+/// with the shipped 256 MiB limit; a Unicode hostname pattern such as
+/// `^[\pL\pN-]{1,63}(\.[\pL\pN-]{1,63}){0,5}$` needs ~20 MiB and fits.
+pub const REGEX_SIZE_LIMIT: usize = 32 << 20;
+
 /// Compiles a Go RE2 pattern; `""` is unset.
 fn compile_go_regex(field: &'static str, pattern: &str) -> Result<Option<Regex>, FilterError> {
     if pattern.is_empty() {
         return Ok(None);
     }
-    let bad = |message: String| FilterError::BadRegex {
+    let bad = |reason: String| FilterError::BadRegex {
         field,
         pattern: pattern.to_owned(),
-        message,
+        reason,
     };
-    let translated = regex_translate::translate(pattern).map_err(bad)?;
-    Regex::new(&translated)
+    let invalid = |message: String| bad(format!("is not a valid regular expression: {message}"));
+    let translated = regex_translate::translate(pattern).map_err(invalid)?;
+    regex::RegexBuilder::new(&translated)
+        .size_limit(REGEX_SIZE_LIMIT)
+        .build()
         .map(Some)
-        .map_err(|err| bad(err.to_string()))
+        .map_err(|err| match err {
+            regex::Error::CompiledTooBig(_) => bad(format!(
+                "is too large: compiled, it exceeds zoneguard's limit of {} MiB (write it with \
+                 fewer or smaller repetitions of large classes such as \\pL)",
+                REGEX_SIZE_LIMIT >> 20
+            )),
+            err => invalid(err.to_string()),
+        })
 }
 
 /// external-dns's name normalisation (SPEC §7.1): one trailing dot stripped, then

@@ -8,6 +8,7 @@ use std::fmt;
 
 mod compatibility;
 mod fqdn;
+pub mod shape;
 mod skip;
 use skip::filtered_out;
 pub use skip::{service_type, DEFAULT_SERVICE_TYPE, INGRESS_CLASS_ANNOTATION};
@@ -251,13 +252,7 @@ pub fn extract_names(
             "spec.listeners",
             &mut out,
         ),
-        Kind::DnsEndpoint => strings_at(
-            object,
-            &["spec", "endpoints"],
-            "dnsName",
-            "spec.endpoints",
-            &mut out,
-        ),
+        Kind::DnsEndpoint => dns_endpoints(object, &mut out),
         Kind::ServiceAccount => {}
     }
     if kind.annotated() {
@@ -327,6 +322,25 @@ fn strings_at(
     for (index, item) in items(object, path).iter().enumerate() {
         if let Some(host) = item.get(key).and_then(Node::as_str) {
             out.spec_field(Field::ListKey { list, index, key }, host);
+        }
+    }
+}
+
+/// A DNSEndpoint's `spec.endpoints[i].dnsName`s. An endpoint with none (empty or missing, which
+/// its CRD allows) is a violation: external-dns passes it on with an empty name, which no domain
+/// filter matches (so nothing is published, without a word) and no record can have.
+fn dns_endpoints(object: &Node<'_>, out: &mut Extracted) {
+    let (list, key) = ("spec.endpoints", "dnsName");
+    for (index, item) in items(object, &["spec", "endpoints"]).iter().enumerate() {
+        let field = Field::ListKey { list, index, key };
+        match item.get(key).and_then(Node::as_str) {
+            Some(name) if !name.is_empty() => out.spec_field(field, name),
+            name => out.violations.push(Violation {
+                message: format!("{field} is {}: external-dns would pass this endpoint on with no name, for which no DNS record can be made (with domain filters set, it is skipped without a word); give it a dnsName or remove the endpoint", if name.is_some() { "empty" } else { "missing" }),
+                field: field.to_string(),
+                value: String::new(),
+                reason: Reason::HostnameInvalid,
+            }),
         }
     }
 }
@@ -1161,5 +1175,35 @@ mod tests {
             assert_eq!(names, [want], "{kind:?}");
             assert!(warnings.is_empty(), "{kind:?}: {warnings:?}");
         }
+    }
+
+    #[test]
+    fn a_dns_endpoint_without_a_dns_name_is_a_violation_naming_the_endpoint() {
+        let rules = RuleSet::parse("r", "").expect("rules");
+        let object = serde_json::json!({"spec": {"endpoints": [
+            {"dnsName": "e.example.com"}, {"dnsName": ""}, {"recordType": "A"}]}});
+        let out = extract(&rules, Kind::DnsEndpoint, "default", &Node::from(&object));
+        let names: Vec<_> = out.candidates.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["e.example.com"]);
+        let found: Vec<_> = out
+            .violations
+            .iter()
+            .map(|v| (v.field.as_str(), v.reason, v.message.split(':').next()))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                (
+                    "spec.endpoints[1].dnsName",
+                    Reason::HostnameInvalid,
+                    Some("spec.endpoints[1].dnsName is empty")
+                ),
+                (
+                    "spec.endpoints[2].dnsName",
+                    Reason::HostnameInvalid,
+                    Some("spec.endpoints[2].dnsName is missing")
+                ),
+            ]
+        );
     }
 }

@@ -448,6 +448,18 @@ const PATTERNS: &[&str] = &[
     r"[^.]{10,}",
     r"\141pi",
     r"^[\W]",
+    // Go reads these otherwise than Rust's regex crate, or Rust refuses them as written.
+    r"\<internal\>",
+    r"\<api\>",
+    r"^\p{^N}+\.",
+    r"[\p{^Lu}]\.de$",
+    r"\P{^L}\.",
+    r"(?)api",
+    r"^(?P<a>api)\.|^(?P<a>www)\.",
+    r"\p{Cs}",
+    r"^\P{Cs}+$",
+    r"\_acme",
+    r"^[\pL\pN-]{1,63}(\.[\pL\pN-]{1,63}){0,5}$",
 ];
 
 /// Patterns that Go refuses (external-dns would not start), to compare the refusals.

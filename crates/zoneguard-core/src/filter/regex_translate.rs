@@ -10,10 +10,18 @@
 //! * Go reads octal escapes (`\0`, `\12`, `\141`); Rust does not by default.
 //! * Inside a bracket class, Go takes `[` (unless it opens `[:name:]`), `&&`, `--`
 //!   and `~~` literally, where Rust reads nested classes and set operations.
+//! * Go reads any escaped ASCII punctuation as itself; Rust reads `\<` and `\>` as
+//!   word boundaries.
+//! * Go writes a negated Unicode class `\p{^Greek}` as well as `\P{Greek}`; Rust only
+//!   the latter. Go knows the surrogates (`\p{Cs}`, `\x{D800}`…), which no string holds;
+//!   Rust refuses them.
+//! * Go accepts `(?)` (no flags) and one group name used twice; Rust refuses both.
+//!   Names do not change what a pattern matches, so named groups become plain ones.
 //!
 //! Patterns that Go refuses are not always refused here (Rust accepts, e.g.,
-//! `\<`, `(?x)` and repetitions above 1000); such a pattern would stop external-dns
-//! at start-up, so it never describes a running cluster.
+//! `(?x)` and `\p{greek}`); such a pattern would stop external-dns at start-up, so it
+//! never describes a running cluster. Surrogates as the ends of a class range
+//! (`[\x{D800}-\x{DFFF}]`) are refused here, accepted by Go.
 
 /// Go's `\w`, as the body of a class.
 const WORD: &str = r"0-9A-Za-z_";
@@ -56,6 +64,10 @@ pub(crate) fn translate(go: &str) -> Result<String, String> {
             },
             '}' => {
                 out.push_str("\\}");
+                Last::Other
+            }
+            '(' => {
+                group_open(&mut chars, &mut out);
                 Last::Other
             }
             _ => {
@@ -145,21 +157,78 @@ fn translate_escape(chars: &mut Chars<'_>, out: &mut String, in_class: bool) {
         }
         'Q' if !in_class => push_quoted(chars, out),
         '0'..='7' => push_octal(c, chars, out),
-        'x' | 'p' | 'P' if chars.peek() == Some(&'{') => {
-            // `\x{…}`, `\p{…}`: copied whole, so that the braces are not read as a repetition.
-            out.push('\\');
-            out.push(c);
-            for inner in chars.by_ref() {
-                out.push(inner);
-                if inner == '}' {
-                    break;
-                }
-            }
+        'x' | 'p' | 'P' if chars.peek() == Some(&'{') => push_braced(c, chars, out),
+        // Go: an escaped ASCII character that is not a letter or digit is itself.
+        c if c.is_ascii() && !c.is_ascii_alphanumeric() => {
+            out.push_str(&regex::escape(c.encode_utf8(&mut [0; 4])));
         }
         _ => {
             out.push('\\');
             out.push(c);
         }
+    }
+}
+
+/// A class no character is in, and the class every character is in (each valid inside
+/// a Rust bracket class too, as a nested class).
+const NOTHING: &str = r"[^\x{0}-\x{10FFFF}]";
+const ANYTHING: &str = r"[\x{0}-\x{10FFFF}]";
+
+/// Emits `\x{…}`, `\p{…}` or `\P{…}` (`kind`; the `{` not yet read) whole, so that the
+/// braces are not read as a repetition: Go's negation `\p{^X}` becomes `\P{X}`, and the
+/// surrogates, which no string holds, become [`NOTHING`] (`\P{Cs}`: [`ANYTHING`]).
+fn push_braced(kind: char, chars: &mut Chars<'_>, out: &mut String) {
+    chars.next(); // the `{`
+    let mut body = String::new();
+    let mut closed = false;
+    for inner in chars.by_ref() {
+        if inner == '}' {
+            closed = true;
+            break;
+        }
+        body.push(inner);
+    }
+    let (kind, name) = match body.strip_prefix('^') {
+        Some(name) if kind == 'p' => ('P', name),
+        Some(name) if kind == 'P' => ('p', name),
+        _ => (kind, body.as_str()),
+    };
+    let surrogate =
+        |hex: &str| u32::from_str_radix(hex, 16).is_ok_and(|n| (0xD800..=0xDFFF).contains(&n));
+    match (kind, name) {
+        ('p', "Cs") => out.push_str(NOTHING),
+        ('P', "Cs") => out.push_str(ANYTHING),
+        ('x', hex) if closed && surrogate(hex) => out.push_str(NOTHING),
+        _ => {
+            out.push('\\');
+            out.push(kind);
+            out.push('{');
+            out.push_str(name);
+            if closed {
+                out.push('}');
+            }
+        }
+    }
+}
+
+/// Emits what follows a `(` (read): Go's `(?)` (no flags) is nothing; a named group
+/// (`(?P<name>`, `(?<name>`, a name Go accepts) becomes a plain group.
+fn group_open(chars: &mut Chars<'_>, out: &mut String) {
+    let rest: String = chars.clone().take(256).collect();
+    if rest.starts_with("?)") {
+        chars.nth(1);
+        return;
+    }
+    out.push('(');
+    let Some(named) = rest.strip_prefix("?P<").or_else(|| rest.strip_prefix("?<")) else {
+        return;
+    };
+    let Some(name) = named.split_once('>').map(|(name, _)| name) else {
+        return;
+    };
+    if !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+        let skip = rest.len() - named.len() + name.len() + 1;
+        chars.nth(skip - 1);
     }
 }
 
@@ -297,6 +366,16 @@ mod tests {
         (r"a{,3}", r"a\{,3\}"),
         (r"a{", r"a\{"),
         (r"a*?", r"a*?"),
+        (r"\<api\>", r"<api>"),
+        (r"[\<\-\_]\ \~", r"[<\-_] \~"),
+        (r"\p{^Greek}\P{^L}[\p{^Lu}]", r"\P{Greek}\p{L}[\P{Lu}]"),
+        (r"\p{Cs}|\P{Cs}", r"[^\x{0}-\x{10FFFF}]|[\x{0}-\x{10FFFF}]"),
+        (
+            r"a\x{D800}[b\x{dfff}]",
+            r"a[^\x{0}-\x{10FFFF}][b[^\x{0}-\x{10FFFF}]]",
+        ),
+        (r"a(?)b(?i)c", r"ab(?i)c"),
+        (r"(?P<n>api)|(?<n>www)", r"(api)|(www)"),
     ];
 
     #[test]
@@ -312,6 +391,15 @@ mod tests {
             "a{1,1001}",
         ] {
             assert!(translate(go).is_err(), "Go refuses {go:?}");
+        }
+    }
+
+    #[test]
+    fn a_group_name_go_refuses_is_left_for_rust_to_refuse() {
+        for go in ["(?P<>b)", "(?P<a-b>c)", "(?P<a"] {
+            let translated = translate(go).expect("no repetition problem");
+            assert_eq!(translated, go);
+            assert!(regex::Regex::new(&translated).is_err(), "{go:?}");
         }
     }
 
@@ -338,6 +426,13 @@ mod tests {
         (r"\bü", "ü", false),
         (r"a\b", "aü", true),
         (r"[\W]", "ü", true),
+        (r"\<api\>", "api.example.com", false),
+        (r"\<api\>", "<api>.example.com", true),
+        (r"^\p{^N}+$", "api", true),
+        (r"^\p{^N}+$", "api1", false),
+        (r"\p{Cs}", "api", false),
+        (r"^\P{Cs}+$", "api", true),
+        (r"^(?P<n>api)$|^(?P<n>www)$", "www", true),
     ];
 
     #[test]

@@ -294,3 +294,41 @@ proptest! {
         let _ = normalize_name(&name);
     }
 }
+
+#[test]
+fn patterns_go_accepts_and_rust_reads_otherwise_compile_with_go_s_meaning() {
+    // (regexDomainFilter, name, external-dns's answer: checked against its DomainFilter.Match)
+    let cases = [
+        (r"\<app\>", "app.example.com", false),
+        (r"\p{^N}", "app.example.com", true),
+        (r"(?)app", "app.example.com", true),
+        (r"(?P<a>app)|(?P<a>www)", "www.example.com", true),
+        (
+            r"^[\pL\pN-]{1,63}(\.[\pL\pN-]{1,63}){0,5}$",
+            "münchen.example.com",
+            true,
+        ),
+    ];
+    for (pattern, name, want) in cases {
+        let spec = FilterSpec {
+            regex_include: pattern.into(),
+            ..FilterSpec::default()
+        };
+        let filter = DomainFilter::new(&spec).unwrap_or_else(|e| panic!("{pattern}: {e}"));
+        assert_eq!(filter.matches(name), want, "{pattern} on {name}");
+    }
+}
+
+#[test]
+fn a_regex_too_large_to_compile_says_so_and_names_the_limit() {
+    let spec = FilterSpec {
+        regex_include: r"\pL{1000}".into(),
+        ..FilterSpec::default()
+    };
+    let err = DomainFilter::new(&spec).expect_err("over the size limit");
+    let text = err.to_string();
+    assert!(
+        text.starts_with(r#"regexDomainFilter: "\\pL{1000}" is too large: compiled, it exceeds zoneguard's limit of 32 MiB"#),
+        "{text}"
+    );
+}

@@ -1,6 +1,6 @@
 //! Checks a rules document and compiles it into a `RuleSet`.
 
-use super::document::{InjectDoc, IrsaDoc, NamespaceDoc, RulesDoc, SourcesDoc};
+use super::document::{InjectDoc, IrsaDoc, NamespaceDoc, RegistryDoc, RulesDoc, SourcesDoc};
 use super::locate::line_of;
 use super::path::KeyPath;
 use super::{
@@ -91,15 +91,7 @@ pub fn compile(
         cluster,
         namespaces,
         sources,
-        registry: TxtRegistry {
-            prefix: doc.registry.txt_prefix.clone().unwrap_or_default(),
-            suffix: doc.registry.txt_suffix.clone().unwrap_or_default(),
-            wildcard_replacement: doc
-                .registry
-                .txt_wildcard_replacement
-                .clone()
-                .unwrap_or_default(),
-        },
+        registry: registry(&doc.registry),
         inject,
         irsa,
         enforcement: doc.enforcement.unwrap_or_default(),
@@ -315,6 +307,18 @@ fn namespace_spec(doc: &NamespaceDoc) -> FilterSpec {
     )
 }
 
+/// The TXT registry's affixes as external-dns's `NewAffixNameMapper` keeps them: lower-cased
+/// (so `%{RECORD_TYPE}` is the placeholder too).
+fn registry(doc: &RegistryDoc) -> TxtRegistry {
+    let lower =
+        |affix: &Option<String>| annotation::go_to_lower(affix.as_deref().unwrap_or_default());
+    TxtRegistry {
+        prefix: lower(&doc.txt_prefix),
+        suffix: lower(&doc.txt_suffix),
+        wildcard_replacement: lower(&doc.txt_wildcard_replacement),
+    }
+}
+
 fn filter(
     base: &KeyPath,
     spec: FilterSpec,
@@ -325,11 +329,11 @@ fn filter(
         Err(FilterError::BadRegex {
             field,
             pattern,
-            message,
+            reason,
         }) => {
             errors.push(CompileError::new(
                 base.key(field),
-                format!("{pattern:?} is not a valid regular expression: {message}"),
+                format!("{pattern:?} {reason}"),
             ));
             None
         }

@@ -1239,3 +1239,22 @@ fn an_inject_annotation_key_must_have_the_syntax_kubernetes_gives_annotation_key
         assert_eq!(refused, !valid, "{key:?}");
     }
 }
+
+#[test]
+fn the_txt_registry_affixes_are_lower_cased_as_external_dns_keeps_them() {
+    let text = "registry: {txtPrefix: \"%{RECORD_TYPE}-Own.\", txtSuffix: \"-TXT\", txtWildcardReplacement: \"İ\"}\n";
+    let rules = RuleSet::parse("r", text).unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(rules.registry.prefix, "%{record_type}-own.");
+    assert_eq!(rules.registry.suffix, "-txt");
+    assert_eq!(rules.registry.wildcard_replacement, "i");
+    // The placeholder read, a 50-octet label's TXT label is "cname-" + 50 octets: it fits
+    // (taken literally, "%{RECORD_TYPE}-cname-" + 50 would be 71).
+    let rules = RuleSet::parse("r", "registry: {txtPrefix: \"%{RECORD_TYPE}-\"}\n")
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    let name = format!("{}.example.com", "a".repeat(50));
+    assert_eq!(
+        crate::hostname::txt_problem(&name, &rules.registry),
+        None,
+        "{name}"
+    );
+}
