@@ -94,8 +94,9 @@ pub fn run(args: Args) -> ExitCode {
 }
 
 /// The rules of every `--rules` file combined; warnings go to stderr.
+/// A file that gives no rules does not keep the others' errors from being reported.
 fn load_rules(paths: &[String]) -> Result<RuleSet, Vec<String>> {
-    let read = rule_files::read_all(paths)?;
+    let read = rule_files::read_all(paths);
     for w in &read.warnings {
         eprintln!("zoneguard check: rules: warning: {w}");
     }
@@ -107,7 +108,15 @@ fn load_rules(paths: &[String]) -> Result<RuleSet, Vec<String>> {
             text: &t.text,
         })
         .collect();
-    RuleSet::from_sources(&sources).map_err(|errs| errs.iter().map(ToString::to_string).collect())
+    let mut errors = read.errors;
+    match RuleSet::from_sources(&sources) {
+        Ok(rules) if errors.is_empty() => Ok(rules),
+        Ok(_) => Err(errors),
+        Err(errs) => {
+            errors.extend(errs.iter().map(ToString::to_string));
+            Err(errors)
+        }
+    }
 }
 
 /// Checks every object, in input order; `default_ns` is the namespace of objects without one,

@@ -145,6 +145,35 @@ fn bad_rules_exit_2_with_file_line_and_key() {
 }
 
 #[test]
+fn a_rule_file_that_gives_no_rules_does_not_hide_another_file_s_errors() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let keyless = dir.path().join("keyless.yaml");
+    std::fs::write(&keyless, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: zoneguard, labels: {zoneguard.io/rules: \"true\"}}\ndata: {other: x}\n").expect("write");
+    let bad = rules_file(&dir, "regexDomainFilter: \"(x\"\n");
+    let out = zoneguard(
+        &[
+            "check",
+            "--rules",
+            &keyless.display().to_string(),
+            "--rules",
+            &bad,
+            "-",
+        ],
+        Some(b""),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("keyless.yaml: ConfigMap zoneguard/a: data[\"rules.yaml\"] is missing"),
+        "{err}"
+    );
+    assert!(
+        err.contains("rules.yaml:1: regexDomainFilter: \"(x\" is not a valid regular expression"),
+        "{err}"
+    );
+}
+
+#[test]
 fn garbage_on_stdin_exits_2_without_a_panic() {
     let out = zoneguard(
         &["check", "--rules", RULES, "-"],

@@ -15,16 +15,19 @@ pub struct RuleText {
     pub text: String,
 }
 
-/// What the `--rules` files gave: their rules documents, and warnings about ConfigMaps that
-/// look meant as rules but that `zoneguard serve` would not read.
+/// What the `--rules` files gave: their rules documents, warnings about ConfigMaps that look
+/// meant as rules but that `zoneguard serve` would not read, and errors naming the file and the
+/// ConfigMap at fault (the documents read are still given, so that their own errors are
+/// reported in the same run).
 #[derive(Debug, Default)]
 pub struct RuleTexts {
     pub texts: Vec<RuleText>,
     pub warnings: Vec<String>,
+    pub errors: Vec<String>,
 }
 
-/// Reads every `--rules` file; the errors name the file and the ConfigMap at fault.
-pub fn read_all(paths: &[String]) -> Result<RuleTexts, Vec<String>> {
+/// Reads every `--rules` file.
+pub fn read_all(paths: &[String]) -> RuleTexts {
     let mut out = RuleTexts::default();
     let mut errors = Vec::new();
     // Where each ConfigMap was read: the cluster holds one object of a name.
@@ -32,7 +35,10 @@ pub fn read_all(paths: &[String]) -> Result<RuleTexts, Vec<String>> {
     for path in paths {
         let text = match std::fs::read_to_string(path) {
             Ok(text) => text,
-            Err(e) => return Err(vec![format!("{path}: cannot read: {e}")]),
+            Err(e) => {
+                errors.push(format!("{path}: cannot read: {e}"));
+                continue;
+            }
         };
         if !rules::is_kubernetes_object(&text) {
             out.texts.push(RuleText {
@@ -58,11 +64,8 @@ pub fn read_all(paths: &[String]) -> Result<RuleTexts, Vec<String>> {
             errors.push(format!("{path}: holds Kubernetes objects but no ConfigMap labelled {RULES_LABEL}: \"true\"; a rules file is one rules document, or rule ConfigMaps as the cluster holds them"));
         }
     }
-    if errors.is_empty() {
-        Ok(out)
-    } else {
-        Err(errors)
-    }
+    out.errors = errors;
+    out
 }
 
 /// A ConfigMap among the objects, read as the rules webhook reads one.
@@ -125,11 +128,17 @@ mod tests {
 
     const LABEL: &str = "zoneguard.io/rules: \"true\"";
 
+    /// `read`, which must have no error.
+    fn ok(read: RuleTexts) -> RuleTexts {
+        assert!(read.errors.is_empty(), "{:?}", read.errors);
+        read
+    }
+
     #[test]
     fn a_rules_document_is_read_as_it_is() {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = file(&dir, "rules.yaml", "domainFilters: [example.com]\n");
-        let read = read_all(std::slice::from_ref(&path)).expect("read");
+        let read = ok(read_all(std::slice::from_ref(&path)));
         assert_eq!(
             read.texts,
             [RuleText {
@@ -150,7 +159,7 @@ mod tests {
         ]
         .join("---\n");
         let path = file(&dir, "install.yaml", &text);
-        let read = read_all(std::slice::from_ref(&path)).expect("read");
+        let read = ok(read_all(std::slice::from_ref(&path)));
         let names: Vec<String> = read.texts.iter().map(|t| t.name.clone()).collect();
         assert_eq!(
             names,
@@ -171,7 +180,7 @@ mod tests {
              "metadata": {"name": "a", "namespace": "zoneguard", "labels": {"zoneguard.io/rules": "true"}},
              "data": {"rules.yaml": "{}"}}]}"#;
         let path = file(&dir, "in-force.json", list);
-        let read = read_all(&[path]).expect("read");
+        let read = ok(read_all(&[path]));
         assert_eq!(read.texts.len(), 1);
         assert_eq!(read.texts[0].text, "{}");
     }
@@ -184,7 +193,7 @@ mod tests {
             configmap("forgot", "", "rules.yaml: 'domainFilters: [x.example]'"),
         ]
         .join("---\n");
-        let read = read_all(&[file(&dir, "r.yaml", &text)]).expect("read");
+        let read = ok(read_all(&[file(&dir, "r.yaml", &text)]));
         assert_eq!(read.texts.len(), 1);
         assert_eq!(read.warnings.len(), 1);
         assert!(
@@ -230,7 +239,8 @@ mod tests {
         for (what, text, wants) in cases {
             let dir = tempfile::tempdir().expect("tempdir");
             let path = file(&dir, "r.yaml", text);
-            let errors = read_all(std::slice::from_ref(&path)).expect_err(what);
+            let errors = read_all(std::slice::from_ref(&path)).errors;
+            assert!(!errors.is_empty(), "{what}");
             let all = errors.join("\n");
             assert!(all.starts_with(&path), "{what}: {all}");
             for want in *wants {
@@ -254,7 +264,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let cm = configmap("a", LABEL, "rules.yaml: '{}'");
         let (one, two) = (file(&dir, "1.yaml", &cm), file(&dir, "2.yaml", &cm));
-        let errors = read_all(&[one.clone(), two.clone()]).expect_err("twice");
+        let errors = read_all(&[one.clone(), two.clone()]).errors;
         assert_eq!(
             errors,
             [format!("{two}: ConfigMap zoneguard/a is also in {one}: a cluster holds one ConfigMap of a name, so keep one of them")]
