@@ -153,6 +153,24 @@ async fn many_violations_are_listed_up_to_the_limit() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn many_warnings_are_listed_up_to_the_limit() {
+    let s = TestServer::start(&rules("warn")).await;
+    let r = s
+        .answer("/validate", "ingress-create-many-violations.json")
+        .await;
+    assert_eq!(r["allowed"], true, "{r}");
+    let warnings: Vec<&str> = r["warnings"]
+        .as_array()
+        .expect("warnings")
+        .iter()
+        .filter_map(|w| w.as_str())
+        .collect();
+    assert_eq!(warnings.len(), 6, "{r}");
+    assert!(warnings[4].contains("\"h4.other.com\" is outside"), "{r}");
+    assert_eq!(warnings[5], "and 2 more warnings");
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn mutate_returns_a_json_patch_that_gives_the_expected_object() {
     let s = server().await;
     let request = fixture("service-lb-create.json");

@@ -190,10 +190,11 @@ impl Webhook {
             }
             Endpoint::Mutate => admission::mutate(&loaded.rules, &request),
         };
-        let decision = std::panic::catch_unwind(AssertUnwindSafe(decide)).map_err(|_| {
+        let mut decision = std::panic::catch_unwind(AssertUnwindSafe(decide)).map_err(|_| {
             tracing::error!(uid = %review.uid, kind = %review.kind.kind, "the rules engine failed on this request");
             ApiError::Internal
         })?;
+        decision.cap_warnings(self.limits.max_message_lines);
         let answer = review::respond(&review, &decision, self.limits.max_message_lines).to_json();
         self.record(
             endpoint,

@@ -6,6 +6,7 @@ mod rules_configmap;
 use crate::irsa;
 use crate::mutation;
 use crate::rules::{Enforcement, RuleSet, RuleSource};
+use crate::seen::Seen;
 use crate::source::{self, Kind};
 use crate::tree::Node;
 use crate::verdict::Violation;
@@ -97,6 +98,18 @@ impl Decision {
             text.push_str(&format!("\nand {rest} more"));
         }
         text
+    }
+
+    /// Keeps the first `max` warnings (at least one) and a last one saying how many more there
+    /// were: the API server passes on about 4 KiB of warnings in all, and `zoneguard check`
+    /// lists every one.
+    pub fn cap_warnings(&mut self, max: usize) {
+        let max = max.max(1);
+        if self.warnings.len() > max {
+            let rest = self.warnings.len() - max;
+            self.warnings.truncate(max);
+            self.warnings.push(format!("and {rest} more warnings"));
+        }
     }
 
     /// Applies the enforcement mode to the violations found.
@@ -206,22 +219,26 @@ fn findings(
     d.warnings = extracted.warnings;
     // A name often appears twice (an Ingress rule's host and its TLS host). A verdict depends
     // on the name alone unless it had spaces, so a name that passed once passes again.
-    let mut passed: Vec<&str> = Vec::new();
+    let mut passed: Seen<&str> = Seen::default();
+    // The fields of the candidates refused.
+    let mut refused: Seen<&source::Field> = Seen::default();
     for c in &extracted.candidates {
         if !c.interior_space && passed.contains(&c.name.as_str()) {
             continue;
         }
         // An SRV name is made of a hostname: once that hostname, or another SRV name made of
         // it, is refused, the item has its violation and this one is not listed too.
-        if matches!(c.record, source::Record::Srv { .. }) {
-            let field = c.field.to_string();
-            if d.violations.iter().any(|v| v.field == field) {
-                continue;
-            }
+        if matches!(c.record, source::Record::Srv { .. }) && refused.contains(&&c.field) {
+            continue;
         }
         match hosts::judge(rules, namespace, c) {
-            Some(violation) => d.violations.push(violation),
-            None => passed.push(&c.name),
+            Some(violation) => {
+                d.violations.push(violation);
+                refused.insert(&c.field);
+            }
+            None => {
+                passed.insert(&c.name);
+            }
         }
     }
     d
@@ -229,13 +246,13 @@ fn findings(
 
 /// A violation the old object already had (same field, same value) is a warning on UPDATE.
 fn keep_old_violations_as_warnings(decision: &mut Decision, before: &[Violation]) {
+    let mut had: Seen<(&str, &str)> = Seen::default();
+    for b in before {
+        had.insert((&b.field, &b.value));
+    }
     let (old, new): (Vec<Violation>, Vec<Violation>) = std::mem::take(&mut decision.violations)
         .into_iter()
-        .partition(|v| {
-            before
-                .iter()
-                .any(|b| b.field == v.field && b.value == v.value)
-        });
+        .partition(|v| had.contains(&(&v.field, &v.value)));
     decision.violations = new;
     for v in old {
         decision.warnings.push(format!(

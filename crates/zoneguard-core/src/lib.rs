@@ -16,6 +16,7 @@ pub mod mutation;
 mod path;
 mod quote;
 pub mod rules;
+pub mod seen;
 pub mod selector;
 pub mod source;
 pub mod template;

@@ -4,6 +4,7 @@ use crate::annotation::{self, HostnameSource};
 use crate::rules::RuleSet;
 use crate::tree::Node;
 use crate::verdict::{Reason, Violation};
+use std::collections::HashSet;
 use std::fmt;
 
 mod compatibility;
@@ -99,7 +100,7 @@ pub enum Record {
 
 /// The field a candidate was written in. Most names pass every check, so the path is kept as
 /// its parts and only written out (`Display`) for a violation.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Field {
     /// `<list>[<index>].<key>`, e.g. `spec.rules[0].host`.
     ListKey {
@@ -142,7 +143,12 @@ pub struct Extracted {
     record: Record,
     /// Whether the fqdn template names the object when it has no name of its own.
     names: Names,
+    /// The candidates' fields and texts, once there are more than a scan should look through.
+    index: Option<HashSet<(Field, String)>>,
 }
+
+/// Candidates looked through one by one before [`Extracted::index`] is built.
+const INDEX_FROM: usize = 32;
 
 /// Which names [`extract_names`] reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -156,13 +162,25 @@ pub enum Names {
 }
 
 impl Extracted {
+    /// Adds a candidate unless its name is empty or the same field gave the same text before.
     fn push(&mut self, candidate: Candidate) {
-        let dup = self
-            .candidates
-            .iter()
-            .any(|c| c.field == candidate.field && c.raw == candidate.raw);
-        if !dup && !candidate.name.is_empty() {
-            self.candidates.push(candidate);
+        if candidate.name.is_empty() {
+            return;
+        }
+        let new = match &mut self.index {
+            Some(index) => index.insert((candidate.field.clone(), candidate.raw.clone())),
+            None => !self
+                .candidates
+                .iter()
+                .any(|c| c.field == candidate.field && c.raw == candidate.raw),
+        };
+        if !new {
+            return;
+        }
+        self.candidates.push(candidate);
+        if self.index.is_none() && self.candidates.len() > INDEX_FROM {
+            let all = self.candidates.iter();
+            self.index = Some(all.map(|c| (c.field.clone(), c.raw.clone())).collect());
         }
     }
 
@@ -562,20 +580,27 @@ fn service_hostnames(
 /// external-dns's `extractNodePortEndpoints`: for each port with a node port, the SRV record
 /// `_<service name>._<protocol, lower-cased, default tcp>.<hostname>`. Every port of a NodePort
 /// Service gets a node port (the API server allocates one when the manifest has none), so every
-/// port counts. An object without a name (only `generateName`) makes none.
+/// port counts; ports of one protocol make one record, named after the first of them. An object
+/// without a name (only `generateName`) makes none.
 fn node_port_srv(object: &Node<'_>, hosts: std::ops::Range<usize>, out: &mut Extracted) {
     let service = crate::path::at(object, &["metadata", "name"]).and_then(Node::as_str);
     let Some(service) = service.filter(|s| !s.is_empty()) else {
         return;
     };
-    let ports = items(object, &["spec", "ports"]);
+    let mut protocols: Vec<(usize, String)> = Vec::new();
+    for (port, spec) in items(object, &["spec", "ports"]).iter().enumerate() {
+        let protocol = spec.get("protocol").and_then(Node::as_str);
+        let protocol = protocol.filter(|p| !p.is_empty()).unwrap_or("tcp");
+        let protocol = protocol.to_lowercase();
+        if !protocols.iter().any(|(_, p)| *p == protocol) {
+            protocols.push((port, protocol));
+        }
+    }
     for host in hosts {
-        for (port, spec) in ports.iter().enumerate() {
-            let protocol = spec.get("protocol").and_then(Node::as_str);
-            let protocol = protocol.filter(|p| !p.is_empty()).unwrap_or("tcp");
+        for &(port, ref protocol) in &protocols {
             let c = &out.candidates[host];
             let hostname = c.name.strip_suffix('.').unwrap_or(&c.name);
-            let name = format!("_{service}._{}.{hostname}", protocol.to_lowercase());
+            let name = format!("_{service}._{protocol}.{hostname}");
             let field = c.field.clone();
             out.push(Candidate {
                 field,
@@ -689,6 +714,31 @@ mod tests {
                 ("_api._udp.b.example.com", Record::Srv { port: 1 }),
             ]
         );
+    }
+
+    #[test]
+    fn many_names_are_kept_once_each_as_few_are() {
+        // 40 hostnames, one of them twice, and three ports of two protocols: past the point
+        // where the extraction indexes its names, each (field, text) is still kept once, and
+        // the ports of one protocol make one SRV name.
+        let rules = RuleSet::parse("r", "").expect("rules");
+        let mut hosts: Vec<String> = (0..40).map(|i| format!("h{i}.example.com")).collect();
+        hosts.push("h0.example.com".into());
+        let svc = serde_json::json!({"metadata": {"name": "api", "annotations": {
+            "external-dns.alpha.kubernetes.io/hostname": hosts.join(",")}},
+            "spec": {"type": "NodePort", "ports": [
+                {"port": 80}, {"port": 443, "protocol": "TCP"}, {"port": 53, "protocol": "UDP"}]}});
+        let out = extract(&rules, Kind::Service, "default", &Node::from(&svc));
+        let count = |record: Record| out.candidates.iter().filter(|c| c.record == record).count();
+        // 41 items (the repeat is another field), 40 + 1 SRV names per protocol.
+        assert_eq!(count(Record::Address), 41);
+        assert_eq!(count(Record::Srv { port: 0 }), 41);
+        assert_eq!(count(Record::Srv { port: 2 }), 41);
+        assert_eq!(out.candidates.len(), 41 * 3);
+        let mut seen = std::collections::HashSet::new();
+        for c in &out.candidates {
+            assert!(seen.insert((c.field.clone(), c.raw.clone())), "{c:?} twice");
+        }
     }
 
     #[test]

@@ -1149,3 +1149,22 @@ fn an_edit_is_judged_on_its_own_errors_and_warned_of_other_configmaps_errors() {
         "{d:?}"
     );
 }
+
+#[test]
+fn warnings_past_the_cap_become_one_saying_how_many_more() {
+    let mut d = Decision {
+        warnings: (0..8).map(|i| format!("w{i}")).collect(),
+        ..Decision::default()
+    };
+    d.cap_warnings(5);
+    assert_eq!(
+        d.warnings,
+        ["w0", "w1", "w2", "w3", "w4", "and 3 more warnings"]
+    );
+    let mut few = Decision {
+        warnings: vec!["a".into()],
+        ..Decision::default()
+    };
+    few.cap_warnings(5);
+    assert_eq!(few.warnings, ["a"]);
+}

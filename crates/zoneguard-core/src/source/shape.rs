@@ -9,11 +9,13 @@ use crate::tree::Node;
 /// What a field must be; `null` counts as absent, as Kubernetes reads it.
 enum Want {
     Text,
+    /// A string, one of these.
+    OneOf(&'static [&'static str]),
     List(&'static Want),
     Fields(&'static [(&'static str, Want)]),
 }
 
-use Want::{Fields, List, Text};
+use Want::{Fields, List, OneOf, Text};
 
 /// The fields each kind's source reads, beyond the metadata (`zoneguard check` checks the
 /// annotations apart).
@@ -31,7 +33,10 @@ fn wanted(kind: Kind) -> Option<&'static Want> {
         Fields(&[
             ("type", Text),
             ("clusterIP", Text),
-            ("ports", List(&Fields(&[("protocol", Text)]))),
+            (
+                "ports",
+                List(&Fields(&[("protocol", OneOf(&["TCP", "UDP", "SCTP"]))])),
+            ),
         ]),
     )]);
     const ROUTE: Want = Fields(&[(
@@ -79,6 +84,8 @@ fn mismatch(want: &Want, node: &Node<'_>, path: &mut String) -> Option<String> {
     match (want, node) {
         (_, Node::Null) | (Text, Node::String(_)) => None,
         (Text, _) => wrong(path, "a string"),
+        (OneOf(values), Node::String(text)) if values.contains(&text.as_ref()) => None,
+        (OneOf(values), _) => wrong(path, &format!("one of {}", values.join(", "))),
         (List(item), Node::Array(items)) => items.iter().enumerate().find_map(|(i, node)| {
             let len = path.len();
             path.push_str(&format!("[{i}]"));
@@ -179,6 +186,16 @@ mod tests {
                 None,
             ),
             (Kind::ServiceAccount, r#"{"spec": 5}"#, None),
+            (
+                Kind::Service,
+                r#"{"spec": {"ports": [{"protocol": "TCP"}, {"protocol": "tcp"}]}}"#,
+                Some(r#"spec.ports[1].protocol is "tcp", not one of TCP, UDP, SCTP"#),
+            ),
+            (
+                Kind::Service,
+                r#"{"spec": {"ports": [{"protocol": "SCTP"}, {"port": 80}]}}"#,
+                None,
+            ),
         ];
         for (kind, json, want) in table {
             let value: serde_json::Value = serde_json::from_str(json).expect("json");
