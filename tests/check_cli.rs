@@ -174,6 +174,23 @@ fn a_rule_file_that_gives_no_rules_does_not_hide_another_file_s_errors() {
 }
 
 #[test]
+fn an_empty_rules_file_is_unusable_rules() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let empty = rules_file(&dir, "\n");
+    let out = zoneguard(&["check", "--rules", &empty, "-"], Some(b""));
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("rules.yaml: is empty (a file being written, or a mistake)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("write {} for a rule set that checks nothing"),
+        "{err}"
+    );
+}
+
+#[test]
 fn garbage_on_stdin_exits_2_without_a_panic() {
     let out = zoneguard(
         &["check", "--rules", RULES, "-"],

@@ -307,6 +307,23 @@ mod slow_clients {
     }
 
     #[tokio::test(flavor = "multi_thread")]
+    async fn a_declared_length_over_the_limit_gets_413_before_any_body() {
+        let s = TestServer::start_with(&fixture_text(DENY), |c| {
+            c.requests.request_timeout = Duration::from_secs(30);
+        })
+        .await;
+        let mut stream = connect(&s, &[&rustls::version::TLS13]).await;
+        stream
+            .write_all(b"POST /validate HTTP/1.1\r\nHost: localhost\r\nContent-Length: 999999999999\r\n\r\n{}")
+            .await
+            .unwrap();
+        let (data, closed_after) = read_until_closed(&mut stream, Duration::from_secs(5)).await;
+        let text = String::from_utf8_lossy(&data);
+        assert!(text.starts_with("HTTP/1.1 413"), "{text}");
+        assert!(closed_after < Duration::from_secs(5), "{closed_after:?}");
+    }
+
+    #[tokio::test(flavor = "multi_thread")]
     async fn a_request_slower_than_the_request_timeout_gets_408() {
         let s = TestServer::start_with(&fixture_text(DENY), |c| {
             c.requests.request_timeout = Duration::from_millis(300);

@@ -40,6 +40,10 @@ pub fn read_all(paths: &[String]) -> RuleTexts {
                 continue;
             }
         };
+        if let Some(why) = rules::empty_file_problem(&text) {
+            errors.push(format!("{path}: {why}"));
+            continue;
+        }
         if !rules::is_kubernetes_object(&text) {
             out.texts.push(RuleText {
                 name: path.clone(),

@@ -153,12 +153,16 @@ impl Webhook {
         answer.into_response()
     }
 
-    /// The whole request body, refused once it passes the body limit.
+    /// The whole request body, refused once it passes the body limit, or at once when its
+    /// declared length (`Content-Length`) does.
     async fn read<B>(&self, body: B) -> Result<Bytes, ApiError>
     where
         B: HttpBody<Data = Bytes>,
         B::Error: Into<BoxError>,
     {
+        if body.size_hint().lower() > self.limits.body_limit as u64 {
+            return Err(ApiError::BodyTooLarge);
+        }
         match Limited::new(body, self.limits.body_limit).collect().await {
             Ok(collected) => Ok(collected.to_bytes()),
             Err(e) if e.is::<LengthLimitError>() => Err(ApiError::BodyTooLarge),

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
-use zoneguard_core::rules::{RuleSet, RuleSource, RulesError};
+use zoneguard_core::rules::{self, RuleSet, RuleSource, RulesError};
 
 /// Where a rule set came from, for logs and the reload-error metric.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -108,12 +108,20 @@ impl RulesStore {
                 source: origin.label(),
             })
             .inc();
-        tracing::error!(
-            source = origin.label(),
-            problems = %problems.join("; "),
-            kept_generation = self.generation(),
-            "new rules refused; the last valid rule set stays in force"
-        );
+        let problems = problems.join("; ");
+        match self.generation() {
+            0 => tracing::error!(
+                source = origin.label(),
+                problems = %problems,
+                "rules refused; no rule set is loaded yet, so zoneguard is not ready until they are mended"
+            ),
+            kept => tracing::error!(
+                source = origin.label(),
+                problems = %problems,
+                kept_generation = kept,
+                "new rules refused; the last valid rule set stays in force"
+            ),
+        }
     }
 }
 
@@ -140,7 +148,10 @@ impl FileRules {
         let mut problems = Vec::new();
         for path in &self.paths {
             match std::fs::read_to_string(path) {
-                Ok(text) => texts.push(text),
+                Ok(text) => match rules::empty_file_problem(&text) {
+                    None => texts.push(text),
+                    Some(why) => problems.push(format!("{}: {why}", path.display())),
+                },
                 Err(e) => problems.push(format!("{}: cannot read: {e}", path.display())),
             }
         }
@@ -244,5 +255,27 @@ mod tests {
         assert!(files.reload(&store));
         assert!(!files.reload(&store), "unchanged text is not reloaded");
         assert_eq!(store.generation(), 1);
+    }
+
+    #[test]
+    fn an_emptied_file_is_refused_and_the_rules_in_force_stay() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("rules.yaml");
+        std::fs::write(&path, "domainFilters: [example.com]\n").unwrap();
+        let store = RulesStore::new(Arc::new(Metrics::new()));
+        let files = FileRules::new(vec![path.clone()]);
+        assert!(files.reload(&store));
+        for empty in ["", " \n\t\n"] {
+            std::fs::write(&path, empty).unwrap();
+            assert!(!files.reload(&store), "{empty:?} installed");
+            let rules = store.current().expect("rules in force");
+            assert!(!rules.rules.cluster.matches("other.org"), "{empty:?}");
+        }
+        assert_eq!(store.generation(), 1);
+        std::fs::write(&path, "# checks nothing\n{}\n").unwrap();
+        assert!(
+            files.reload(&store),
+            "a written rule set that checks nothing loads"
+        );
     }
 }

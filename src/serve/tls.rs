@@ -52,15 +52,39 @@ pub fn certified_key(
     };
     let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(cert_pem)
         .collect::<Result<_, _>>()
-        .map_err(|e| cert_err(format!("not PEM certificates: {e}")))?;
+        .map_err(|e| cert_err(format!("not PEM certificates: {}", pem_problem(&e))))?;
     if chain.is_empty() {
         return Err(cert_err("no CERTIFICATE block found".into()));
     }
     let key = PrivateKeyDer::from_pem_slice(key_pem).map_err(|e| TlsError::Key {
         path: key_name.to_owned(),
-        message: format!("no usable private key: {e}"),
+        message: format!("no usable private key: {}", pem_problem(&e)),
     })?;
-    CertifiedKey::from_der(chain, key, &provider()).map_err(|e| TlsError::Pair(format!("{e}")))
+    CertifiedKey::from_der(chain, key, &provider()).map_err(|e| match e {
+        rustls::Error::InconsistentKeys(_) => TlsError::Pair(format!(
+            "the private key in {key_name} does not belong to the certificate in {cert_name} (the first certificate of the file must be the key's own)"
+        )),
+        rustls::Error::InvalidCertificate(why) => {
+            cert_err(format!("not a certificate rustls can read ({why:?})"))
+        }
+        e => TlsError::Pair(format!("{cert_name} and {key_name}: {e}")),
+    })
+}
+
+/// A PEM reading error in words: rustls-pki-types shows a missing end line as bytes.
+fn pem_problem(e: &rustls_pki_types::pem::Error) -> String {
+    use rustls_pki_types::pem::Error;
+    match e {
+        Error::MissingSectionEnd { end_marker } => format!(
+            "a PEM block is cut short: its \"-----END {}-----\" line is missing",
+            String::from_utf8_lossy(end_marker)
+        ),
+        Error::IllegalSectionStart { line } => format!(
+            "a line begins a PEM block wrongly: {:?}",
+            String::from_utf8_lossy(line)
+        ),
+        e => e.to_string(),
+    }
 }
 
 fn read(path: &Path, is_key: bool) -> Result<Vec<u8>, TlsError> {
@@ -86,8 +110,20 @@ pub fn not_after(key: &CertifiedKey) -> Option<i64> {
 pub struct CertStore {
     current: ArcSwap<CertifiedKey>,
     files: Option<(PathBuf, PathBuf)>,
-    last_pem: Mutex<Option<(Vec<u8>, Vec<u8>)>>,
+    last_pem: Mutex<Read>,
 }
+
+/// What the files last gave: the pair in use, and the last attempt refused (so that a broken
+/// pair left in place is reported once, not at every poll).
+#[derive(Debug, Default)]
+struct Read {
+    installed: Option<Pems>,
+    /// The pair refused, or the reading error.
+    refused: Option<Result<Pems, String>>,
+}
+
+/// The certificate and key files' bytes.
+type Pems = (Vec<u8>, Vec<u8>);
 
 impl ResolvesServerCert for CertStore {
     fn resolve(&self, _hello: ClientHello<'_>) -> Option<Arc<CertifiedKey>> {
@@ -110,7 +146,10 @@ impl CertStore {
                 Ok(CertStore {
                     current: ArcSwap::from_pointee(ck),
                     files: Some((cert.clone(), key.clone())),
-                    last_pem: Mutex::new(Some((cert_pem, key_pem))),
+                    last_pem: Mutex::new(Read {
+                        installed: Some((cert_pem, key_pem)),
+                        refused: None,
+                    }),
                 })
             }
             TlsSource::SelfSigned => {
@@ -129,7 +168,7 @@ impl CertStore {
                 Ok(CertStore {
                     current: ArcSwap::from_pointee(ck),
                     files: None,
-                    last_pem: Mutex::new(None),
+                    last_pem: Mutex::new(Read::default()),
                 })
             }
         }
@@ -149,12 +188,21 @@ impl CertStore {
         let Some((cert, key)) = &self.files else {
             return;
         };
-        let pems = read(cert, false).and_then(|c| Ok((c, read(key, true)?)));
+        let pems = read(cert, false)
+            .and_then(|c| Ok((c, read(key, true)?)))
+            .map_err(|e| e.to_string());
         let mut last = self.last_pem.lock().unwrap_or_else(|e| e.into_inner());
+        if last.refused.as_ref() == Some(&pems) {
+            return;
+        }
         let (cert_pem, key_pem) = match pems {
-            Ok(p) if last.as_ref() == Some(&p) => return,
+            Ok(p) if last.installed.as_ref() == Some(&p) => return,
             Ok(p) => p,
-            Err(e) => return reload_failed(metrics, &e),
+            Err(e) => {
+                reload_failed(metrics, &e);
+                last.refused = Some(Err(e));
+                return;
+            }
         };
         match certified_key(
             &cert_pem,
@@ -165,7 +213,10 @@ impl CertStore {
             Ok(ck) => {
                 let expires = not_after(&ck);
                 self.current.store(Arc::new(ck));
-                *last = Some((cert_pem, key_pem));
+                *last = Read {
+                    installed: Some((cert_pem, key_pem)),
+                    refused: None,
+                };
                 metrics.cert_not_after.set(expires.unwrap_or(0));
                 metrics
                     .cert_reloads
@@ -173,12 +224,15 @@ impl CertStore {
                     .inc();
                 tracing::info!(not_after = expires, "serving certificate reloaded");
             }
-            Err(e) => reload_failed(metrics, &e),
+            Err(e) => {
+                reload_failed(metrics, &e.to_string());
+                last.refused = Some(Ok((cert_pem, key_pem)));
+            }
         }
     }
 }
 
-fn reload_failed(metrics: &Metrics, error: &TlsError) {
+fn reload_failed(metrics: &Metrics, error: &str) {
     metrics
         .cert_reloads
         .get_or_create(&ResultLabels { result: "error" })
@@ -194,4 +248,70 @@ pub fn server_config(store: Arc<CertStore>) -> Result<rustls::ServerConfig, TlsE
         .with_cert_resolver(store);
     config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
     Ok(config)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::certs::Ca;
+
+    #[test]
+    fn a_broken_pair_is_refused_with_a_message_naming_the_files_and_the_fault() {
+        let ca = Ca::new("test CA", 1).expect("CA");
+        let names = ["localhost".to_owned()];
+        let (a, b) = (
+            ca.issue(&names, 1).expect("a"),
+            ca.issue(&names, 1).expect("b"),
+        );
+        let cut = &a.cert_pem[..a.cert_pem.len() - 30];
+        let damaged = a.cert_pem.replacen("MII", "MIA", 1);
+        let table: [(&str, &str, &str); 4] = [
+            (&a.cert_pem, &b.key_pem, "--tls-cert/--tls-key: the private key in k.pem does not belong to the certificate in c.pem"),
+            (cut, &a.key_pem, "--tls-cert c.pem: not PEM certificates: a PEM block is cut short: its \"-----END CERTIFICATE-----\" line is missing"),
+            (&damaged, &a.key_pem, "--tls-cert c.pem: not a certificate rustls can read"),
+            (&a.cert_pem, "", "--tls-key k.pem: no usable private key"),
+        ];
+        for (cert, key, want) in table {
+            let err = certified_key(cert.as_bytes(), key.as_bytes(), "c.pem", "k.pem")
+                .expect_err(want)
+                .to_string();
+            assert!(err.starts_with(want), "{err}");
+        }
+        assert!(certified_key(a.cert_pem.as_bytes(), a.key_pem.as_bytes(), "c", "k").is_ok());
+    }
+
+    #[test]
+    fn a_broken_pair_left_in_place_is_counted_once_and_a_new_one_again() {
+        let ca = Ca::new("test CA", 1).expect("CA");
+        let pair = ca.issue(&["localhost".to_owned()], 1).expect("pair");
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (cert, key) = (dir.path().join("c.pem"), dir.path().join("k.pem"));
+        std::fs::write(&cert, &pair.cert_pem).expect("write");
+        std::fs::write(&key, &pair.key_pem).expect("write");
+        let store = CertStore::load(&TlsSource::Files {
+            cert: cert.clone(),
+            key: key.clone(),
+        })
+        .expect("loads");
+        let metrics = Metrics::new();
+        let errors = || {
+            metrics
+                .cert_reloads
+                .get_or_create(&ResultLabels { result: "error" })
+                .get()
+        };
+        std::fs::write(&cert, "-----BEGIN CERTIFICATE-----\nnope\n").expect("write");
+        for _ in 0..3 {
+            store.reload(&metrics);
+        }
+        assert_eq!(errors(), 1, "the same broken pair, polled three times");
+        std::fs::remove_file(&key).expect("remove");
+        store.reload(&metrics);
+        store.reload(&metrics);
+        assert_eq!(errors(), 2, "another failure");
+        std::fs::write(&key, &pair.key_pem).expect("write");
+        std::fs::write(&cert, &pair.cert_pem).expect("write");
+        store.reload(&metrics);
+        assert_eq!(errors(), 2, "the pair in use again");
+    }
 }

@@ -322,6 +322,17 @@ fn attribute(
     }
 }
 
+/// Why a rules *file*'s text is refused before it is parsed: a file with no text at all (no
+/// bytes, or only whitespace) is what a file being rewritten in place looks like for a moment,
+/// or a mistake (a templating step that wrote nothing); installed, it would check nothing. A
+/// rule set that checks nothing is written `{}`. (A rule ConfigMap is updated whole, so its
+/// empty `rules.yaml` is no such moment and is not refused.)
+pub fn empty_file_problem(text: &str) -> Option<&'static str> {
+    text.trim().is_empty().then_some(
+        "is empty (a file being written, or a mistake); the rules are not changed: write {} for a rule set that checks nothing",
+    )
+}
+
 /// Parses one document's text (YAML or JSON) into its typed form.
 pub fn parse_doc(source: &RuleSource<'_>) -> Result<RulesDoc, RulesError> {
     // A byte order mark, as some editors write, is not part of the document.
