@@ -1,5 +1,7 @@
 //! The HTTPS listener: TLS accept loop, HTTP/1.1 + HTTP/2 per connection, header-read, handshake
-//! and idle timeouts, and graceful close on shutdown.
+//! and idle timeouts, and graceful close on shutdown. A connection is idle while no request is
+//! in flight on it, whatever bytes pass (HTTP/2 pings, which the API server's client sends and
+//! this server sends too, would otherwise keep every HTTP/2 connection open for ever).
 
 use axum::extract::Request;
 use axum::response::Response;
@@ -8,13 +10,12 @@ use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
 use hyper_util::service::TowerToHyperService;
 use std::convert::Infallible;
-use std::io;
+use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::time::Instant;
 use tokio_rustls::TlsAcceptor;
@@ -113,10 +114,7 @@ impl<S: HttpService> Connection<S> {
                 Err(_) => return tracing::debug!("TLS handshake timed out"),
             };
         let activity = Activity::default();
-        let io = TokioIo::new(Tracked {
-            inner: tls,
-            activity: activity.clone(),
-        });
+        let io = TokioIo::new(tls);
         let mut builder = auto::Builder::new(TokioExecutor::new());
         builder
             .http1()
@@ -128,7 +126,11 @@ impl<S: HttpService> Connection<S> {
             .keep_alive_interval(Some(Duration::from_secs(20)))
             .keep_alive_timeout(Duration::from_secs(20))
             .max_concurrent_streams(250);
-        let conn = builder.serve_connection(io, TowerToHyperService::new(self.service));
+        let service = Tracked {
+            inner: self.service,
+            activity: activity.clone(),
+        };
+        let conn = builder.serve_connection(io, TowerToHyperService::new(service));
         tokio::pin!(conn);
         let mut closing = false;
         loop {
@@ -152,96 +154,101 @@ impl<S: HttpService> Connection<S> {
     }
 }
 
-/// Time of the last byte read or written on a connection.
+/// When a connection's last request ended, and how many are in flight on it.
 #[derive(Clone)]
-struct Activity {
+struct Activity(Arc<Requests>);
+
+struct Requests {
     epoch: Instant,
-    last_ms: Arc<AtomicU64>,
+    /// Milliseconds from `epoch` to the end of the last request.
+    last_ms: AtomicU64,
+    in_flight: AtomicUsize,
 }
 
 impl Default for Activity {
     fn default() -> Self {
-        Activity {
+        Activity(Arc::new(Requests {
             epoch: Instant::now(),
-            last_ms: Arc::new(AtomicU64::new(0)),
-        }
+            last_ms: AtomicU64::new(0),
+            in_flight: AtomicUsize::new(0),
+        }))
     }
 }
 
 impl Activity {
-    fn touch(&self) {
-        let ms = u64::try_from(self.epoch.elapsed().as_millis()).unwrap_or(u64::MAX);
-        self.last_ms.store(ms, Ordering::Relaxed);
+    /// A request began; it ends when the returned guard is dropped.
+    fn begin(&self) -> InFlight {
+        self.0.in_flight.fetch_add(1, Ordering::Relaxed);
+        InFlight(self.clone())
     }
 
-    /// Resolves once nothing was read or written for `idle`.
+    /// Resolves once no request was in flight for `idle` (from the connection's start, or the
+    /// end of its last request).
     async fn idle_for(&self, idle: Duration) {
+        let r = &self.0;
         loop {
-            let last = self.epoch + Duration::from_millis(self.last_ms.load(Ordering::Relaxed));
+            // Acquire: a request's end (its `last_ms`) is seen with its leaving `in_flight`.
+            let busy = r.in_flight.load(Ordering::Acquire) > 0;
+            let last = r.epoch + Duration::from_millis(r.last_ms.load(Ordering::Relaxed));
             let deadline = last + idle;
-            if Instant::now() >= deadline {
+            if !busy && Instant::now() >= deadline {
                 return;
             }
-            tokio::time::sleep_until(deadline).await;
+            tokio::time::sleep_until(deadline.max(Instant::now() + idle / 4)).await;
         }
     }
 }
 
-/// An IO stream that records activity.
+/// A request in flight on a connection.
+struct InFlight(Activity);
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        let r = &(self.0).0;
+        let ms = u64::try_from(r.epoch.elapsed().as_millis()).unwrap_or(u64::MAX);
+        r.last_ms.store(ms, Ordering::Relaxed);
+        r.in_flight.fetch_sub(1, Ordering::Release);
+    }
+}
+
+/// The connection's service, recording each request's start and end.
+#[derive(Clone)]
 struct Tracked<S> {
     inner: S,
     activity: Activity,
 }
 
-impl<S: AsyncRead + Unpin> AsyncRead for Tracked<S> {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        let before = buf.filled().len();
-        let poll = Pin::new(&mut self.inner).poll_read(cx, buf);
-        if buf.filled().len() > before {
-            self.activity.touch();
+impl<S: HttpService> tower::Service<Request<Incoming>> for Tracked<S> {
+    type Response = Response;
+    type Error = Infallible;
+    type Future = Answering<S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request<Incoming>) -> Self::Future {
+        let in_flight = self.activity.begin();
+        Answering {
+            inner: self.inner.call(request),
+            in_flight,
         }
-        poll
     }
 }
 
-impl<S: AsyncWrite + Unpin> AsyncWrite for Tracked<S> {
-    fn poll_write(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        data: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        let poll = Pin::new(&mut self.inner).poll_write(cx, data);
-        if matches!(poll, Poll::Ready(Ok(n)) if n > 0) {
-            self.activity.touch();
-        }
-        poll
+pin_project_lite::pin_project! {
+    /// A request's answer being made; the request is in flight until it is dropped.
+    struct Answering<F> {
+        #[pin]
+        inner: F,
+        in_flight: InFlight,
     }
+}
 
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.inner).poll_flush(cx)
-    }
+impl<F: Future> Future for Answering<F> {
+    type Output = F::Output;
 
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.inner).poll_shutdown(cx)
-    }
-
-    fn poll_write_vectored(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[io::IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        let poll = Pin::new(&mut self.inner).poll_write_vectored(cx, bufs);
-        if matches!(poll, Poll::Ready(Ok(n)) if n > 0) {
-            self.activity.touch();
-        }
-        poll
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        self.inner.is_write_vectored()
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        self.project().inner.poll(cx)
     }
 }

@@ -153,16 +153,15 @@ impl Webhook {
         answer.into_response()
     }
 
-    /// The whole request body, refused once it passes the body limit, or at once when its
-    /// declared length (`Content-Length`) does.
+    /// The whole request body, refused once the bytes received pass the body limit. A declared
+    /// length (`Content-Length`) over it is not refused before: an HTTP/1.1 client still writing
+    /// its body would then meet a closed connection instead of reading the 413. A client that
+    /// declares more than it sends is a slow client, answered 408 at the request timeout.
     async fn read<B>(&self, body: B) -> Result<Bytes, ApiError>
     where
         B: HttpBody<Data = Bytes>,
         B::Error: Into<BoxError>,
     {
-        if body.size_hint().lower() > self.limits.body_limit as u64 {
-            return Err(ApiError::BodyTooLarge);
-        }
         match Limited::new(body, self.limits.body_limit).collect().await {
             Ok(collected) => Ok(collected.to_bytes()),
             Err(e) if e.is::<LengthLimitError>() => Err(ApiError::BodyTooLarge),
