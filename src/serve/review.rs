@@ -38,7 +38,11 @@ pub enum ReviewError {
 /// only delimits `request` (no allocation), so that a body that is not a valid review is refused
 /// for the first thing wrong with it: `kind` and `apiVersion` before anything inside `request`.
 #[derive(Deserialize)]
-#[serde(rename_all = "camelCase", bound(deserialize = "R: Deserialize<'de>"))]
+#[serde(
+    rename_all = "camelCase",
+    bound(deserialize = "R: Deserialize<'de>"),
+    expecting = "an AdmissionReview object"
+)]
 struct Envelope<'a, R> {
     #[serde(default, borrow)]
     api_version: Option<Cow<'a, str>>,
@@ -100,7 +104,7 @@ pub struct GroupVersionKind<'a> {
 
 /// The parts of `AdmissionRequest` zoneguard uses. Its strings borrow from the request body.
 #[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", expecting = "an AdmissionRequest object")]
 pub struct Review<'a> {
     #[serde(borrow)]
     pub uid: Text<'a>,
@@ -147,7 +151,9 @@ fn short(err: &serde_json::Error) -> String {
 pub fn parse(body: &[u8]) -> Result<Review<'_>, ReviewError> {
     // UTF-8 checked once for the whole body, not string by string, by simdutf8: the same
     // answer as `std::str::from_utf8`, several bytes an instruction on CPUs with SIMD.
-    let text = simdutf8::basic::from_utf8(body).ok();
+    let text = simdutf8::basic::from_utf8(body)
+        .ok()
+        .filter(|t| is_object(t));
     let Some(envelope) = text.and_then(|t| serde_json::from_str::<Envelope<Review>>(t).ok()) else {
         return diagnose(body);
     };
@@ -161,15 +167,32 @@ pub fn parse(body: &[u8]) -> Result<Review<'_>, ReviewError> {
 pub(super) fn diagnose(body: &[u8]) -> Result<Review<'_>, ReviewError> {
     let envelope: Envelope<&RawValue> =
         serde_json::from_slice(body).map_err(|e| ReviewError::Json(short(&e)))?;
+    // serde's derived structs also take a JSON array, its items as the fields in order.
+    if !std::str::from_utf8(body).is_ok_and(is_object) {
+        return Err(ReviewError::Json(
+            "an AdmissionReview is a JSON object, not an array".into(),
+        ));
+    }
     check_type(envelope.kind, envelope.api_version)?;
     let request = envelope
         .request
         .filter(|raw| raw.get() != "null")
         .ok_or(ReviewError::MissingRequest)?;
+    if !is_object(request.get()) {
+        return Err(ReviewError::InvalidRequest(
+            "request is not a JSON object".into(),
+        ));
+    }
     let review: Review =
         serde_json::from_str(request.get()).map_err(|e| ReviewError::InvalidRequest(short(&e)))?;
     review.operation()?;
     Ok(review)
+}
+
+/// Whether the JSON text is an object (its first byte after any whitespace is `{`).
+fn is_object(json: &str) -> bool {
+    json.trim_start_matches([' ', '\t', '\n', '\r'])
+        .starts_with('{')
 }
 
 fn check_type(kind: Option<Cow<str>>, api_version: Option<Cow<str>>) -> Result<(), ReviewError> {
@@ -455,7 +478,14 @@ mod tests {
 
     #[test]
     fn a_body_refused_by_the_one_pass_decode_is_diagnosed_field_by_field() {
-        let table: [(&[u8], ReviewError); 4] = [
+        let table: [(&[u8], ReviewError); 8] = [
+            (b"null", ReviewError::Json("invalid type: null, expected an AdmissionReview object at line 1 column 4".into())),
+            (br#"["admission.k8s.io/v1","AdmissionReview",{"uid":"u","kind":{},"operation":"CREATE"}]"#,
+             ReviewError::Json("an AdmissionReview is a JSON object, not an array".into())),
+            (br#"{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","request":["u"]}"#,
+             ReviewError::InvalidRequest("request is not a JSON object".into())),
+            (br#"{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","request":5}"#,
+             ReviewError::InvalidRequest("request is not a JSON object".into())),
             // The request is broken, but the kind is wrong first.
             (br#"{"kind":"Pod","apiVersion":"v1","request":{"uid":5}}"#, ReviewError::WrongKind("Pod".into())),
             (br#"{"request":{"uid":5},"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1"}"#,
