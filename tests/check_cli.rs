@@ -117,14 +117,14 @@ fn stdin_json_that_passes_exits_0() {
 #[test]
 fn a_directory_is_walked_and_unusable_files_exit_2_naming_file_and_line() {
     let out = zoneguard(&["check", "--rules", RULES, "tests/fixtures/check"], None);
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("tests/fixtures/check/broken.yaml:"), "{err}");
-    assert!(err.contains("non-string-annotation.yaml: Service x: metadata.annotations[\"external-dns.alpha.kubernetes.io/ttl\"] is 60, not a string"), "{err}");
-    assert!(err.contains("misshapen.yaml: Ingress wrong: spec.rules is a mapping, not a list; Kubernetes would refuse the object"), "{err}");
-    assert!(
-        err.contains("misshapen.yaml: document 2, items[1] is not a Kubernetes object"),
-        "{err}"
+    assert_unusable(
+        &out,
+        &[
+            "tests/fixtures/check/broken.yaml:",
+            "non-string-annotation.yaml: Service x: metadata.annotations[\"external-dns.alpha.kubernetes.io/ttl\"] is 60, not a string",
+            "misshapen.yaml: Ingress wrong: spec.rules is a mapping, not a list; Kubernetes would refuse the object",
+            "misshapen.yaml: document 2, items[1] is not a Kubernetes object",
+        ],
     );
 }
 
@@ -139,9 +139,10 @@ fn bad_rules_exit_2_with_file_line_and_key() {
         ],
         None,
     );
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("tests/fixtures/check/bad-rules.yaml:2: regexDomainFilter: \"(unclosed\" is not a valid regular expression"), "{err}");
+    assert_unusable(
+        &out,
+        &["tests/fixtures/check/bad-rules.yaml:2: regexDomainFilter: \"(unclosed\" is not a valid regular expression"],
+    );
 }
 
 #[test]
@@ -161,15 +162,12 @@ fn a_rule_file_that_gives_no_rules_does_not_hide_another_file_s_errors() {
         ],
         Some(b""),
     );
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("keyless.yaml: ConfigMap zoneguard/a: data[\"rules.yaml\"] is missing"),
-        "{err}"
-    );
-    assert!(
-        err.contains("rules.yaml:1: regexDomainFilter: \"(x\" is not a valid regular expression"),
-        "{err}"
+    assert_unusable(
+        &out,
+        &[
+            "keyless.yaml: ConfigMap zoneguard/a: data[\"rules.yaml\"] is missing",
+            "rules.yaml:1: regexDomainFilter: \"(x\" is not a valid regular expression",
+        ],
     );
 }
 
@@ -178,15 +176,12 @@ fn an_empty_rules_file_is_unusable_rules() {
     let dir = tempfile::tempdir().expect("tempdir");
     let empty = rules_file(&dir, "\n");
     let out = zoneguard(&["check", "--rules", &empty, "-"], Some(b""));
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("rules.yaml: is empty (a file being written, or a mistake)"),
-        "{err}"
-    );
-    assert!(
-        err.contains("write {} for a rule set that checks nothing"),
-        "{err}"
+    assert_unusable(
+        &out,
+        &[
+            "rules.yaml: is empty (a file being written, or a mistake)",
+            "write {} for a rule set that checks nothing",
+        ],
     );
 }
 
@@ -464,6 +459,15 @@ fn public_class_rules(dir: &tempfile::TempDir) -> String {
         dir,
         "domainFilters: [example.com]\nsources: {ingressClassNames: [public]}\n",
     )
+}
+
+/// `out` exited 2 (unusable input), its stderr saying each of `wants`.
+fn assert_unusable(out: &Output, wants: &[&str]) {
+    assert_exit(out, 2);
+    let err = String::from_utf8_lossy(&out.stderr);
+    for want in wants {
+        assert!(err.contains(want), "{want:?} not in:\n{err}");
+    }
 }
 
 /// `out` exited with `code`; else the failure shows what it printed.

@@ -29,19 +29,18 @@ pub struct RuleTexts {
 /// Reads every `--rules` file.
 pub fn read_all(paths: &[String]) -> RuleTexts {
     let mut out = RuleTexts::default();
-    let mut errors = Vec::new();
     // Where each ConfigMap was read: the cluster holds one object of a name.
     let mut seen: BTreeMap<(String, String), String> = BTreeMap::new();
     for path in paths {
         let text = match std::fs::read_to_string(path) {
             Ok(text) => text,
             Err(e) => {
-                errors.push(format!("{path}: cannot read: {e}"));
+                out.errors.push(format!("{path}: cannot read: {e}"));
                 continue;
             }
         };
         if let Some(why) = rules::empty_file_problem(&text) {
-            errors.push(format!("{path}: {why}"));
+            out.errors.push(format!("{path}: {why}"));
             continue;
         }
         if !rules::is_kubernetes_object(&text) {
@@ -53,22 +52,21 @@ pub fn read_all(paths: &[String]) -> RuleTexts {
         }
         let (mut objects, mut unusable) = (Vec::new(), Vec::new());
         manifest::read_bytes(path, text.as_bytes(), &mut objects, &mut unusable);
-        errors.extend(unusable.iter().map(ToString::to_string));
-        let before = (out.texts.len(), errors.len());
+        out.errors.extend(unusable.iter().map(ToString::to_string));
+        let before = (out.texts.len(), out.errors.len());
         for cm in objects.iter().filter_map(ConfigMap::of) {
             match seen.insert((cm.namespace.clone(), cm.name.clone()), path.clone()) {
-                Some(first) => errors.push(format!(
+                Some(first) => out.errors.push(format!(
                     "{path}: {} is also in {first}: a cluster holds one ConfigMap of a name, so keep one of them",
                     cm.shown()
                 )),
-                None => cm.read_into(path, &mut out, &mut errors),
+                None => cm.read_into(path, &mut out),
             }
         }
-        if (out.texts.len(), errors.len()) == before && unusable.is_empty() {
-            errors.push(format!("{path}: holds Kubernetes objects but no ConfigMap labelled {RULES_LABEL}: \"true\"; a rules file is one rules document, or rule ConfigMaps as the cluster holds them"));
+        if (out.texts.len(), out.errors.len()) == before && unusable.is_empty() {
+            out.errors.push(format!("{path}: holds Kubernetes objects but no ConfigMap labelled {RULES_LABEL}: \"true\"; a rules file is one rules document, or rule ConfigMaps as the cluster holds them"));
         }
     }
-    out.errors = errors;
     out
 }
 
@@ -102,14 +100,14 @@ impl<'a> ConfigMap<'a> {
         }
     }
 
-    fn read_into(&self, path: &str, out: &mut RuleTexts, errors: &mut Vec<String>) {
+    fn read_into(&self, path: &str, out: &mut RuleTexts) {
         let shown = self.shown();
         match (is_rules_configmap(&self.tree), rules_text(&self.tree)) {
             (true, Ok(text)) => out.texts.push(RuleText {
                 name: format!("{path}: {shown}"),
                 text: text.to_string(),
             }),
-            (true, Err(missing)) => errors.push(format!("{path}: {shown}: {missing}")),
+            (true, Err(missing)) => out.errors.push(format!("{path}: {shown}: {missing}")),
             (false, Ok(_)) => out.warnings.push(format!("{path}: {shown} has data[{RULES_KEY:?}] but not the label {RULES_LABEL}: \"true\", so zoneguard serve would not read it; not used")),
             (false, Err(_)) => {}
         }

@@ -5,8 +5,9 @@
 use std::collections::HashSet;
 use std::hash::Hash;
 
-/// Values held before the set hashes them.
-const SCAN: usize = 32;
+/// Values held before the set hashes them (also where `source::Extracted` starts indexing its
+/// candidates, which it scans in place while they are few).
+pub(crate) const SCAN: usize = 32;
 
 /// The set; [`Seen::insert`] says whether a value is new.
 #[derive(Debug)]

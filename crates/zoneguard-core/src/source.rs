@@ -2,6 +2,7 @@
 
 use crate::annotation::{self, HostnameSource};
 use crate::rules::RuleSet;
+use crate::seen;
 use crate::tree::Node;
 use crate::verdict::{Reason, Violation};
 use std::collections::HashSet;
@@ -143,12 +144,11 @@ pub struct Extracted {
     record: Record,
     /// Whether the fqdn template names the object when it has no name of its own.
     names: Names,
-    /// The candidates' fields and texts, once there are more than a scan should look through.
+    /// The candidates' fields and texts, once there are more than [`seen::SCAN`]: a scan of the
+    /// candidates themselves finds a repeat while they are few (a [`seen::Seen`] would hold
+    /// copies of them).
     index: Option<HashSet<(Field, String)>>,
 }
-
-/// Candidates looked through one by one before [`Extracted::index`] is built.
-const INDEX_FROM: usize = 32;
 
 /// Which names [`extract_names`] reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -178,7 +178,7 @@ impl Extracted {
             return;
         }
         self.candidates.push(candidate);
-        if self.index.is_none() && self.candidates.len() > INDEX_FROM {
+        if self.index.is_none() && self.candidates.len() > seen::SCAN {
             let all = self.candidates.iter();
             self.index = Some(all.map(|c| (c.field.clone(), c.raw.clone())).collect());
         }
