@@ -16,7 +16,7 @@ mod resolver;
 pub use client::Options;
 pub use fetch::Failure;
 pub use metrics::IamMetrics;
-pub use resolver::{Resolver, DEFAULT_DEADLINE};
+pub use resolver::Resolver;
 
 /// The command-line flags of IAM mode, shared by `serve` and `check`.
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -35,7 +35,6 @@ impl AwsArgs {
         Options {
             endpoint_url: self.aws_endpoint_url.clone(),
             region: self.aws_region.clone(),
-            deadline: None,
         }
     }
 }

@@ -164,6 +164,60 @@ async fn iam_stopped_or_hanging_is_cannot_verify_within_the_timeout() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_iam_is_read_when_call_timeout_allows_it() {
+    // Each answer 1.6 s late: STS's (zoneguard's own account), then IAM's GetRole, 3.2 s in
+    // all. With callTimeout 2s the request's lookups may take 4 s (twice callTimeout), so
+    // the role is read; a fixed 3 s bound would have cut it.
+    let moto = Moto::start();
+    let arn = moto
+        .iam()
+        .create_role("/", "external-dns", &irsa_trust(OWN, SA_NS, SA_NAME))
+        .await;
+    let mut options = moto.options();
+    options.endpoint_url = Some(slow_proxy(&moto.url, Duration::from_millis(1600)).await);
+    let slow = zoneguard::iam::Resolver::new(&options)
+        .await
+        .expect("resolver");
+    let sa = service_account(SA_NS, SA_NAME, &arn);
+    let started = Instant::now();
+    let d = admit(&slow, &rules("  callTimeout: 2s\n"), SA_NS, &sa).await;
+    let took = started.elapsed();
+    assert!(
+        d.allowed && d.violations.is_empty() && d.warnings.is_empty(),
+        "{}",
+        texts(&d)
+    );
+    assert!(
+        took > Duration::from_secs(3),
+        "both answers were held back: {took:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_role_in_another_partition_is_not_read_in_this_one() {
+    // moto's credentials are in partition aws; the role of the same name and account number
+    // exists there, and must not be taken for the aws-cn role the annotation names.
+    let moto = Moto::start();
+    moto.iam()
+        .create_role("/", "external-dns", &irsa_trust(OWN, SA_NS, SA_NAME))
+        .await;
+    let resolver = moto.resolver().await;
+    let arn = format!("arn:aws-cn:iam::{OWN}:role/external-dns");
+    let sa = service_account(SA_NS, SA_NAME, &arn);
+    let d = admit(&resolver, &rules("  unknownRole: deny\n"), SA_NS, &sa).await;
+    assert_eq!(reasons(&d), [Reason::RoleUnknown], "{}", texts(&d));
+    let text = texts(&d);
+    assert!(
+        text.contains("the role is in partition aws-cn, and zoneguard's credentials (arn:aws:")
+            && text.contains(&format!(
+                "if the partition is a slip, the role is arn:aws:iam::{OWN}:role/external-dns"
+            )),
+        "{text}"
+    );
+    assert!(!text.contains("letter case"), "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_missing_role_is_denied() {
     let moto = Moto::start();
     let resolver = moto.resolver().await;
@@ -369,4 +423,38 @@ async fn check_with_iam_reads_the_endpoint() {
         stdout.contains("does not exist in account 123456789012"),
         "{stdout}"
     );
+}
+
+#[test]
+fn check_without_credentials_says_so() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rules_path = dir.path().join("rules.yaml");
+    std::fs::write(&rules_path, format!("irsa:\n  issuer: {ISSUER}\n")).expect("write rules");
+    let sa_path = dir.path().join("sa.yaml");
+    let arn = format!("arn:aws:iam::{OWN}:role/external-dns");
+    let text = serde_yaml_ng::to_string(&service_account(SA_NS, SA_NAME, &arn)).expect("yaml");
+    std::fs::write(&sa_path, text).expect("write manifest");
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_zoneguard"));
+    command
+        .args([
+            "check",
+            "--iam",
+            "--aws-endpoint-url",
+            "http://127.0.0.1:9",
+            "--rules",
+        ])
+        .arg(&rules_path)
+        .arg(&sa_path)
+        .env_clear()
+        .env("HOME", dir.path())
+        .env("AWS_EC2_METADATA_DISABLED", "true");
+    let out = command.output().expect("run zoneguard check");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "unknownRole warn: {stdout}");
+    assert!(
+        stdout.contains("cannot sign STS GetCallerIdentity: no usable AWS credentials (")
+            && stdout.contains("no credentials found in chain.)"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("cannot reach"), "{stdout}");
 }

@@ -25,8 +25,6 @@ pub struct Options {
     pub endpoint_url: Option<String>,
     /// Region for signing; `None` = the SDK's chain, else `us-east-1` (IAM is global).
     pub region: Option<String>,
-    /// Upper bound of all lookups for one admission request; `None` = 3 seconds.
-    pub deadline: Option<Duration>,
 }
 
 /// The session name zoneguard uses when it assumes reader roles.
@@ -34,6 +32,15 @@ const SESSION_NAME: &str = "zoneguard";
 /// The SDK's own per-attempt bound; zoneguard's per-call timeout (`irsa.callTimeout`) is
 /// shorter and is enforced around every call.
 const SDK_ATTEMPT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The identity of zoneguard's own credentials.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Caller {
+    pub account: String,
+    pub partition: String,
+    /// As STS returns it, for messages.
+    pub arn: String,
+}
 
 pub struct Clients {
     config: SdkConfig,
@@ -75,34 +82,51 @@ impl Clients {
         })
     }
 
-    /// The account of zoneguard's own credentials (`sts:GetCallerIdentity`).
-    pub async fn own_account(
+    /// Whose credentials zoneguard holds (`sts:GetCallerIdentity`).
+    pub async fn own_identity(
         &self,
         timeout: Duration,
         metrics: &IamMetrics,
-    ) -> Result<String, Failure> {
+    ) -> Result<Caller, Failure> {
         let call = self.sts.get_caller_identity().send();
         let out = fetch::timed("GetCallerIdentity", timeout, metrics, call).await?;
-        out.account()
-            .map(str::to_owned)
-            .ok_or_else(|| Failure::unavailable("STS GetCallerIdentity returned no account"))
+        let account = out
+            .account()
+            .ok_or_else(|| Failure::unavailable("STS GetCallerIdentity returned no account"))?;
+        let arn = out.arn().unwrap_or_default();
+        let partition = partition_of(arn).ok_or_else(|| {
+            Failure::unavailable(format!(
+                "STS GetCallerIdentity returned {arn:?}, not an ARN with a partition"
+            ))
+        })?;
+        Ok(Caller {
+            account: account.to_owned(),
+            partition: partition.to_owned(),
+            arn: arn.to_owned(),
+        })
     }
 
-    /// The IAM client for a role's account: through its reader role when
+    /// The IAM client for `role`'s account: through its reader role when
     /// `irsa.accountReaders` names one, else zoneguard's own credentials when the account is
-    /// zoneguard's own (`own_account`), else "cannot verify".
+    /// zoneguard's own (`own`), else "cannot verify". zoneguard reads IAM in one partition
+    /// only, its credentials' (or the reader role's): a role in another is "cannot verify".
     pub async fn iam_for(
         &self,
-        account: &str,
+        role: &RoleArn,
         readers: &BTreeMap<String, RoleArn>,
-        own_account: Result<String, Failure>,
+        own: Result<Caller, Failure>,
     ) -> Result<aws_sdk_iam::Client, Failure> {
+        let account = &role.account;
         if let Some(reader) = readers.get(account) {
+            if reader.partition != role.partition {
+                return Err(Failure::unavailable(other_partition(role, &format!("the reader role {reader} (irsa.accountReaders[\"{account}\"]) is in partition {}", reader.partition), &reader.partition)));
+            }
             return Ok(self.reader(reader).await);
         }
-        match own_account {
-            Ok(own) if own == account => Ok(self.home.clone()),
-            Ok(own) => Err(Failure::unavailable(format!("no reader role for account {account} in irsa.accountReaders, and zoneguard's own credentials are for account {own}; add irsa.accountReaders[\"{account}\"] with a role zoneguard may assume there"))),
+        match own {
+            Ok(own) if own.partition != role.partition => Err(Failure::unavailable(other_partition(role, &format!("zoneguard's credentials ({}) are in partition {}", own.arn, own.partition), &own.partition))),
+            Ok(own) if own.account == *account => Ok(self.home.clone()),
+            Ok(own) => Err(Failure::unavailable(format!("no reader role for account {account} in irsa.accountReaders, and zoneguard's own credentials are for account {}; add irsa.accountReaders[\"{account}\"] with a role zoneguard may assume there", own.account))),
             Err(f) => Err(Failure::unavailable(format!("cannot tell which account zoneguard's credentials belong to ({})", f.why()))),
         }
     }
@@ -129,5 +153,50 @@ impl Clients {
 
     fn cached_reader(&self, key: &str) -> Option<aws_sdk_iam::Client> {
         self.readers.lock().ok()?.get(key).cloned()
+    }
+}
+
+/// `arn:<partition>:…` → the partition.
+fn partition_of(arn: &str) -> Option<&str> {
+    let mut parts = arn.split(':');
+    (parts.next() == Some("arn"))
+        .then(|| parts.next())
+        .flatten()
+        .filter(|p| !p.is_empty())
+}
+
+/// Why a role in another partition cannot be read: `whose` says which IAM zoneguard reads.
+fn other_partition(role: &RoleArn, whose: &str, partition: &str) -> String {
+    let same = RoleArn {
+        partition: partition.to_owned(),
+        ..role.clone()
+    };
+    format!("the role is in partition {}, and {whose}; zoneguard reads IAM in that partition only, and an account there is not the account of the same number in another (if the partition is a slip, the role is {same})", role.partition)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_partition_is_the_second_field_of_an_arn() {
+        let rows = [
+            ("arn:aws:sts::123456789012:assumed-role/r/s", Some("aws")),
+            ("arn:aws-cn:iam::123456789012:user/u", Some("aws-cn")),
+            ("arn::iam::1:user/u", None),
+            ("not-an-arn", None),
+            ("", None),
+        ];
+        for (arn, partition) in rows {
+            assert_eq!(partition_of(arn), partition, "{arn:?}");
+        }
+    }
+
+    #[test]
+    fn a_role_in_another_partition_is_named_with_the_arn_it_may_have_meant() {
+        let role = RoleArn::parse("arn:aws-cn:iam::123456789012:role/team/pp")
+            .unwrap_or_else(|e| panic!("{e}"));
+        let text = other_partition(&role, "zoneguard's credentials (arn:aws:sts::123456789012:assumed-role/z/s) are in partition aws", "aws");
+        assert_eq!(text, "the role is in partition aws-cn, and zoneguard's credentials (arn:aws:sts::123456789012:assumed-role/z/s) are in partition aws; zoneguard reads IAM in that partition only, and an account there is not the account of the same number in another (if the partition is a slip, the role is arn:aws:iam::123456789012:role/team/pp)");
     }
 }

@@ -2,6 +2,7 @@
 //! and "unavailable: <why>" (never an error that escapes, never a hang).
 
 use super::metrics::IamMetrics;
+use aws_credential_types::provider::error::CredentialsError;
 use aws_sdk_iam::error::{DisplayErrorContext, ProvideErrorMetadata, SdkError};
 use aws_sdk_iam::Client;
 use futures_util::future::join_all;
@@ -59,7 +60,7 @@ pub async fn timed<T, E, R, F>(
 where
     F: Future<Output = Result<T, SdkError<E, R>>>,
     E: ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,
-    R: Debug,
+    R: Debug + 'static,
 {
     let started = Instant::now();
     // Boxed: the SDK's futures are deep, and callers nest several of them.
@@ -128,7 +129,7 @@ where
 fn classify<E, R>(operation: &'static str, e: &SdkError<E, R>) -> (&'static str, Failure)
 where
     E: ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,
-    R: Debug,
+    R: Debug + 'static,
 {
     let service = service_of(operation);
     match e {
@@ -140,6 +141,13 @@ where
         SdkError::DispatchFailure(d) if d.is_timeout() => (
             "timeout",
             Failure::unavailable(format!("{service} {operation} timed out")),
+        ),
+        SdkError::DispatchFailure(_) if from_credentials(e) => (
+            "credentials",
+            Failure::unavailable(format!(
+                "cannot sign {service} {operation}: no usable AWS credentials ({})",
+                first_line(&detail(e))
+            )),
         ),
         SdkError::DispatchFailure(_) => (
             "unreachable",
@@ -160,6 +168,25 @@ where
             Failure::unavailable(format!("{service} {operation} failed: {}", detail(e))),
         ),
     }
+}
+
+/// The SDK's message without the list of providers it tried, one per line.
+fn first_line(text: &str) -> &str {
+    let line = text.lines().next().unwrap_or_default();
+    line.strip_suffix(" Attempted:").unwrap_or(line)
+}
+
+/// Whether the SDK failed before sending because its credentials provider had none to give
+/// (it reports that as a dispatch failure, with the provider's error among the sources).
+fn from_credentials(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cause = Some(e);
+    while let Some(error) = cause {
+        if error.is::<CredentialsError>() {
+            return true;
+        }
+        cause = error.source();
+    }
+    false
 }
 
 fn service_error<E, R>(operation: &'static str, e: &SdkError<E, R>) -> (&'static str, Failure)

@@ -2,7 +2,7 @@
 //! and hands it over as `Facts`.
 
 use super::cache::TtlCache;
-use super::client::{Clients, Options};
+use super::client::{Caller, Clients, Options};
 use super::fetch::{self, Failure};
 use super::metrics::IamMetrics;
 use anyhow::Result;
@@ -17,8 +17,11 @@ use zoneguard_core::rules::{IrsaSource, RuleSet};
 use zoneguard_core::tree::Node;
 use zoneguard_core::trust::WebIdentity;
 
-/// Default bound of all lookups for one admission request (inside the webhook's 5 s).
-pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(3);
+/// Bounds of all lookups for one admission request: twice `irsa.callTimeout` (a call to STS
+/// for zoneguard's own identity, then the IAM calls, which run side by side), at least 3 s
+/// and at most 9 s, inside the ServiceAccount webhook's `timeoutSeconds: 10`.
+const MIN_DEADLINE: Duration = Duration::from_secs(3);
+const MAX_DEADLINE: Duration = Duration::from_secs(9);
 
 /// Looks roles, permission policies and OIDC providers up in IAM, with a TTL cache and
 /// single-flight. Cheap to clone; share one per process.
@@ -29,8 +32,7 @@ pub struct Resolver {
 
 struct Inner {
     clients: Clients,
-    deadline: Duration,
-    identity: TtlCache<Result<String, Failure>>,
+    identity: TtlCache<Result<Caller, Failure>>,
     roles: TtlCache<Lookup<IamRole>>,
     permissions: TtlCache<Lookup<Vec<NamedPolicy>>>,
     providers: TtlCache<Lookup<OidcProvider>>,
@@ -43,6 +45,23 @@ struct Timing {
     ttl: Duration,
     negative_ttl: Duration,
     call: Duration,
+    deadline: Duration,
+}
+
+impl Timing {
+    fn of(irsa: &zoneguard_core::rules::Irsa) -> Self {
+        Timing {
+            ttl: irsa.cache_ttl,
+            negative_ttl: irsa.negative_cache_ttl,
+            call: irsa.call_timeout,
+            deadline: deadline_for(irsa.call_timeout),
+        }
+    }
+}
+
+/// The bound of one request's lookups for a per-call timeout (see [`MIN_DEADLINE`]).
+fn deadline_for(call: Duration) -> Duration {
+    (call * 2).clamp(MIN_DEADLINE, MAX_DEADLINE)
 }
 
 impl Resolver {
@@ -52,7 +71,6 @@ impl Resolver {
         Ok(Self {
             inner: Arc::new(Inner {
                 clients: Clients::load(options).await?,
-                deadline: options.deadline.unwrap_or(DEFAULT_DEADLINE),
                 identity: TtlCache::new(),
                 roles: TtlCache::new(),
                 permissions: TtlCache::new(),
@@ -121,11 +139,7 @@ impl Resolver {
         if !irsa.accounts.is_empty() && !irsa.accounts.contains(&role.account) {
             return facts;
         }
-        let timing = Timing {
-            ttl: irsa.cache_ttl,
-            negative_ttl: irsa.negative_cache_ttl,
-            call: irsa.call_timeout,
-        };
+        let timing = Timing::of(irsa);
         let targets: Vec<RoleArn> = irsa
             .chains_of(namespace, name)
             .map(|c| c.assumes.clone())
@@ -137,14 +151,18 @@ impl Resolver {
             .map(|issuer| provider_arn(&role, issuer));
         let (own, chains) = (&role, !targets.is_empty());
         let (role_lookup, target_lookups, permissions, provider_lookup) = tokio::join!(
-            self.bounded(Box::pin(self.role(rules, own, timing))),
+            bounded(timing, Box::pin(self.role(rules, own, timing))),
             futures_util::future::join_all(
                 targets
                     .iter()
-                    .map(|t| self.bounded(Box::pin(self.role(rules, t, timing))))
+                    .map(|t| bounded(timing, Box::pin(self.role(rules, t, timing))))
             ),
-            self.bounded_opt(chains.then(|| Box::pin(self.permissions(rules, own, timing)))),
-            self.bounded_opt(
+            bounded_opt(
+                timing,
+                chains.then(|| Box::pin(self.permissions(rules, own, timing)))
+            ),
+            bounded_opt(
+                timing,
                 provider
                     .as_deref()
                     .map(|p| Box::pin(self.provider(rules, own, p, timing)))
@@ -167,32 +185,6 @@ impl Resolver {
         facts
     }
 
-    /// Runs a lookup within the deadline; `None` passes through (nothing to look up).
-    async fn bounded<T>(
-        &self,
-        lookup: impl Future<Output = Option<Lookup<T>>>,
-    ) -> Option<Lookup<T>> {
-        let deadline = self.inner.deadline;
-        tokio::time::timeout(deadline, Box::pin(lookup))
-            .await
-            .unwrap_or_else(|_| {
-                Some(Lookup::Unavailable(format!(
-                    "the IAM lookups did not finish within {}s",
-                    deadline.as_secs_f32()
-                )))
-            })
-    }
-
-    async fn bounded_opt<T, F>(&self, lookup: Option<F>) -> Option<Lookup<T>>
-    where
-        F: Future<Output = Option<Lookup<T>>>,
-    {
-        match lookup {
-            Some(f) => self.bounded(f).await,
-            None => None,
-        }
-    }
-
     /// `GetRole`, unless the rules list the role's trust policy (static wins).
     async fn role(&self, rules: &RuleSet, role: &RoleArn, t: Timing) -> Option<Lookup<IamRole>> {
         if rules.irsa.trust_policies.contains_key(&role.to_string()) {
@@ -211,7 +203,7 @@ impl Resolver {
                 &key,
                 || {
                     Box::pin(async {
-                        match self.client(rules, &role.account, t).await {
+                        match self.client(rules, role, t).await {
                             Ok(client) => {
                                 fetch::get_role(&client, &role.name, t.call, &i.metrics).await
                             }
@@ -245,7 +237,7 @@ impl Resolver {
                             Lookup::NotFound(why) => return Lookup::NotFound(why),
                             Lookup::Unavailable(why) => return Lookup::Unavailable(why),
                         };
-                        match self.client(rules, &role.account, t).await {
+                        match self.client(rules, role, t).await {
                             Ok(client) => {
                                 let (name, boundary) = (&role.name, boundary.as_deref());
                                 fetch::permissions(&client, name, boundary, t.call, &i.metrics)
@@ -276,7 +268,7 @@ impl Resolver {
                 arn,
                 || {
                     Box::pin(async {
-                        match self.client(rules, &role.account, t).await {
+                        match self.client(rules, role, t).await {
                             Ok(client) => {
                                 fetch::get_provider(&client, arn, t.call, &i.metrics).await
                             }
@@ -291,30 +283,56 @@ impl Resolver {
         Some(lookup)
     }
 
-    /// The IAM client for `account`; zoneguard's own account is asked of STS once per TTL.
+    /// The IAM client for `role`'s account; zoneguard's own identity is asked of STS once per
+    /// TTL.
     async fn client(
         &self,
         rules: &RuleSet,
-        account: &str,
+        role: &RoleArn,
         t: Timing,
     ) -> Result<aws_sdk_iam::Client, Failure> {
         let i = &self.inner;
         let readers = &rules.irsa.account_readers;
-        let own = if readers.contains_key(account) {
+        let own = if readers.contains_key(&role.account) {
             Err(Failure::unavailable("not needed"))
         } else {
             let (own, hit) = i
                 .identity
                 .get_or_fetch(
                     "caller",
-                    || i.clients.own_account(t.call, &i.metrics),
+                    || i.clients.own_identity(t.call, &i.metrics),
                     |r| if r.is_ok() { t.ttl } else { t.negative_ttl },
                 )
                 .await;
             i.metrics.hit("identity", hit);
             own
         };
-        i.clients.iam_for(account, readers, own).await
+        i.clients.iam_for(role, readers, own).await
+    }
+}
+
+/// Runs a lookup within the request's deadline; `None` passes through (nothing to look up).
+async fn bounded<T>(
+    t: Timing,
+    lookup: impl Future<Output = Option<Lookup<T>>>,
+) -> Option<Lookup<T>> {
+    tokio::time::timeout(t.deadline, Box::pin(lookup))
+        .await
+        .unwrap_or_else(|_| {
+            Some(Lookup::Unavailable(format!(
+                "the IAM lookups did not finish within {}s: twice irsa.callTimeout, at least 3s and at most 9s",
+                t.deadline.as_secs_f32()
+            )))
+        })
+}
+
+async fn bounded_opt<T, F>(t: Timing, lookup: Option<F>) -> Option<Lookup<T>>
+where
+    F: Future<Output = Option<Lookup<T>>>,
+{
+    match lookup {
+        Some(f) => bounded(t, f).await,
+        None => None,
     }
 }
 
@@ -344,6 +362,25 @@ mod tests {
     fn assert_send<T: Send>(_: &T) {}
     fn assert_send_sync<T: Send + Sync + Clone + 'static>() {}
 
+    #[test]
+    fn the_deadline_is_twice_the_call_timeout_within_three_to_nine_seconds() {
+        let ms = Duration::from_millis;
+        let rows = [
+            (100, 3_000),
+            (1_000, 3_000),
+            (2_000, 4_000),
+            (4_000, 8_000),
+            (10_000, 9_000),
+        ];
+        for (call, deadline) in rows {
+            assert_eq!(
+                deadline_for(ms(call)),
+                ms(deadline),
+                "callTimeout {call} ms"
+            );
+        }
+    }
+
     /// The server awaits `resolve` inside its request handlers: the future must be `Send`.
     #[tokio::test]
     async fn resolve_is_send_and_the_resolver_is_shareable() {
@@ -351,7 +388,6 @@ mod tests {
         let options = Options {
             endpoint_url: Some("http://127.0.0.1:9".into()),
             region: Some("us-east-1".into()),
-            deadline: None,
         };
         let resolver = Resolver::new(&options).await.expect("resolver");
         let rules = RuleSet::parse("r", "").expect("rules");

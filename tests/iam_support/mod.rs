@@ -136,7 +136,6 @@ impl Moto {
         Options {
             endpoint_url: Some(self.url.clone()),
             region: Some("us-east-1".into()),
-            deadline: None,
         }
     }
 
@@ -367,4 +366,45 @@ pub fn texts(d: &Decision) -> String {
         .collect();
     all.extend(d.warnings.iter().map(|w| format!("[warning] {w}")));
     all.join("\n")
+}
+
+/// A proxy in front of `upstream` that holds back each answer by `delay` (the first bytes of
+/// an answer after a quiet spell; the rest pass at once): a slow IAM. Runs until the test ends.
+pub async fn slow_proxy(upstream: &str, delay: Duration) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let upstream = upstream.trim_start_matches("http://").to_owned();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind the slow proxy");
+    let url = format!("http://{}", listener.local_addr().expect("proxy address"));
+    tokio::spawn(async move {
+        while let Ok((client, _)) = listener.accept().await {
+            let upstream = upstream.clone();
+            tokio::spawn(async move {
+                let Ok(server) = tokio::net::TcpStream::connect(&upstream).await else {
+                    return;
+                };
+                let (mut client_read, mut client_write) = client.into_split();
+                let (mut server_read, mut server_write) = server.into_split();
+                tokio::spawn(async move {
+                    let _ = tokio::io::copy(&mut client_read, &mut server_write).await;
+                });
+                let mut buf = vec![0u8; 16 * 1024];
+                let mut last = Instant::now() - delay;
+                while let Ok(n) = server_read.read(&mut buf).await {
+                    if n == 0 {
+                        break;
+                    }
+                    if last.elapsed() > Duration::from_millis(200) {
+                        tokio::time::sleep(delay).await;
+                    }
+                    last = Instant::now();
+                    if client_write.write_all(&buf[..n]).await.is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+    });
+    url
 }

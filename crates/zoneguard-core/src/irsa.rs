@@ -147,11 +147,30 @@ pub fn check_with(
             .push(subject.violation(Reason::RoleAccountNotAllowed, message));
         return out;
     }
+    if let Some(violation) = empty_audience(rules, object) {
+        out.violations.push(violation);
+        return out;
+    }
     if let Some(policy) = trust_policy(rules, facts, &subject, &mut out) {
         web_identity(rules, &subject, object, policy, facts, &mut out);
     }
     chain::check(rules, facts, &subject, &mut out);
     out
+}
+
+/// An `eks.amazonaws.com/audience` with no text. The pod identity webhook passes it on as the
+/// token's audience, and a projected token with an empty audience carries the API server's own,
+/// which the role's OIDC provider does not list: STS refuses it whatever the trust policy says.
+fn empty_audience(rules: &RuleSet, object: &Node<'_>) -> Option<Violation> {
+    let value = annotation::get(object, AUDIENCE).filter(|v| v.trim().is_empty())?;
+    let field = annotation::field(AUDIENCE);
+    let message = format!("{field} {value:?} is empty: the pod identity webhook passes it on, pods then get a token for the Kubernetes API server's own audience, and STS refuses it (\"Incorrect token audience\"); remove the annotation (the audience is then {}) or set it to the audience the role's trust policy admits", rules.irsa.audience);
+    Some(Violation {
+        field,
+        value: value.to_string(),
+        reason: Reason::AnnotationInvalid,
+        message,
+    })
 }
 
 /// The trust policy to evaluate: the rules' `trustPolicies` win; else IAM's answer. `None`
@@ -202,20 +221,30 @@ fn report_arn_difference(s: &Subject<'_>, role: &IamRole, out: &mut Findings) {
     }
 }
 
-/// How IAM's ARN for the role differs from the annotation: `letter case`, `path`, or both.
-fn arn_difference(annotation: &RoleArn, iam_arn: &str) -> Option<&'static str> {
+/// How IAM's ARN for the role differs from the annotation: in its `partition` or `account`
+/// (the caller reads IAM in the annotation's partition and account only, so these are
+/// defensive), `path`, `letter case`.
+fn arn_difference(annotation: &RoleArn, iam_arn: &str) -> Option<String> {
     let iam = RoleArn::parse(iam_arn).ok()?;
     if iam == *annotation {
         return None;
     }
     let path_differs = !iam.path.eq_ignore_ascii_case(&annotation.path);
-    let case_differs = iam.name != annotation.name
-        || (!path_differs && iam.path != annotation.path)
-        || iam.partition != annotation.partition;
-    match (path_differs, case_differs) {
-        (true, true) => Some("path and letter case"),
-        (true, false) => Some("path"),
-        (false, _) => Some("letter case"),
+    let case_differs =
+        iam.name != annotation.name || (!path_differs && iam.path != annotation.path);
+    let parts: Vec<&str> = [
+        (iam.partition != annotation.partition, "partition"),
+        (iam.account != annotation.account, "account"),
+        (path_differs, "path"),
+        (case_differs, "letter case"),
+    ]
+    .into_iter()
+    .filter_map(|(differs, what)| differs.then_some(what))
+    .collect();
+    match parts.split_last() {
+        Some((last, [])) => Some(last.to_string()),
+        Some((last, rest)) => Some(format!("{} and {last}", rest.join(", "))),
+        None => None,
     }
 }
 

@@ -158,6 +158,14 @@ fn an_arn_differing_in_path_or_case_is_reported_as_such() {
             "arn:aws:iam::111122223333:role/Team/External-DNS",
             "path and letter case",
         ),
+        (
+            "arn:aws-cn:iam::111122223333:role/external-dns",
+            "partition",
+        ),
+        (
+            "arn:aws-us-gov:iam::111122223333:role/Team/External-DNS",
+            "partition, path and letter case",
+        ),
     ];
     for (iam_arn, what) in rows {
         let f = run(&rules(""), &facts_with_role(trusting_role(iam_arn)));
@@ -200,6 +208,47 @@ fn spaces_around_the_arn_are_invalid_and_only_an_empty_value_means_no_role() {
     let f = check("");
     assert!(f.violations.is_empty() && f.warnings.is_empty(), "{f:?}");
     assert!(check(ROLE).violations.is_empty());
+}
+
+#[test]
+fn an_empty_audience_is_invalid_whatever_the_trust_policy_says() {
+    // The pod identity webhook copies an empty annotation as it is; the token then carries the
+    // API server's own audience, which STS refuses.
+    let facts = facts_with_role(trusting_role(ROLE));
+    let check = |audience: Option<&str>| {
+        let mut object = sa(ROLE);
+        if let Some(audience) = audience {
+            object["metadata"]["annotations"][AUDIENCE] = json!(audience);
+        }
+        check_with(
+            &rules(""),
+            "external-dns",
+            "external-dns",
+            &Node::from(&object),
+            &facts,
+        )
+    };
+    for empty in ["", "  "] {
+        let f = check(Some(empty));
+        assert_eq!(reasons(&f), [Reason::AnnotationInvalid], "{empty:?}");
+        let v = &f.violations[0];
+        assert_eq!(
+            v.field,
+            r#"metadata.annotations["eks.amazonaws.com/audience"]"#
+        );
+        assert!(
+            v.message.contains("is empty")
+                && v.message.contains("Incorrect token audience")
+                && v.message
+                    .contains("remove the annotation (the audience is then sts.amazonaws.com)"),
+            "{}",
+            v.message
+        );
+    }
+    assert!(check(None).violations.is_empty());
+    assert!(check(Some("sts.amazonaws.com")).violations.is_empty());
+    let other = check(Some("vault"));
+    assert_eq!(reasons(&other), [Reason::RoleNotTrusted]);
 }
 
 #[test]

@@ -485,6 +485,8 @@ fn irsa(doc: &IrsaDoc, errors: &mut Vec<CompileError>) -> Irsa {
     if let Some(issuer) = &issuer {
         if issuer.is_empty() || issuer.contains(char::is_whitespace) {
             errors.push(CompileError::new(base.key("issuer"), "the OIDC issuer must be a host and path such as oidc.eks.<region>.amazonaws.com/id/<ID>"));
+        } else if let Some((scheme, _)) = issuer.split_once("://") {
+            errors.push(CompileError::new(base.key("issuer"), format!("the OIDC issuer is an https URL (IAM refuses any other scheme), not {scheme}://; write https://<host>/<path> or <host>/<path>")));
         }
     }
     let mut trust_policies = std::collections::HashMap::new();

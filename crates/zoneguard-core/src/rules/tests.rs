@@ -464,7 +464,7 @@ fn iam_mode_defaults() {
 
 #[test]
 fn iam_mode_errors_name_the_key_and_the_line() {
-    let table: [(&str, &str, usize, &str); 9] = [
+    let table: [(&str, &str, usize, &str); 10] = [
         ("irsa:\n  source: live\n", "irsa.source", 2, "unknown variant"),
         (
             "irsa:\n  accountReaders:\n    \"12\": arn:aws:iam::111122223333:role/r\n",
@@ -504,6 +504,12 @@ fn iam_mode_errors_name_the_key_and_the_line() {
             "longer than the maximum 10s",
         ),
         ("irsa:\n  callTimeout: 0s\n", "irsa.callTimeout", 2, "longer than 0s"),
+        (
+            "irsa:\n  issuer: http://oidc.example/id/A\n",
+            "irsa.issuer",
+            2,
+            "is an https URL (IAM refuses any other scheme), not http://",
+        ),
     ];
     for (text, key, line, message) in table {
         let e = one_error(text);
@@ -742,7 +748,7 @@ fn sources_that_differ_once_normalised_are_a_conflict() {
         ),
         (
             "irsa: {issuer: oidc.example/id/A}\n",
-            "irsa: {issuer: 'http://oidc.example/id/A'}\n",
+            "irsa: {issuer: 'oidc.example/id/A/x'}\n",
             "irsa.issuer",
         ),
         (

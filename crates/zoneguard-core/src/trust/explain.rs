@@ -101,15 +101,47 @@ fn either(items: &[&str], joiner: &str) -> String {
 }
 
 fn explicit_deny(statement: &Statement, subject: &Subject<'_>) -> Miss {
+    let held: Vec<String> = statement
+        .conditions
+        .iter()
+        .map(|c| deny_condition(c, subject))
+        .collect();
+    let why = if held.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", held.join("; "))
+    };
+    let aud_key = subject.aud_key();
+    let on_audience = statement
+        .conditions
+        .iter()
+        .any(|c| c.key.eq_ignore_ascii_case(&aud_key));
+    let fix = if on_audience {
+        "set the ServiceAccount's eks.amazonaws.com/audience to an audience that Deny does not \
+         match, narrow that Deny's Principal or Condition, or use another role."
+    } else {
+        "narrow that Deny's Principal or Condition so it no longer matches this ServiceAccount, \
+         or use another role."
+    };
     let text = format!(
-        "trust policy of role {} explicitly denies {}: the Deny in {} matches it; narrow that \
-         Deny's Principal or Condition so it no longer matches this ServiceAccount, or use \
-         another role.",
+        "trust policy of role {} explicitly denies {}: the Deny in {} matches it{why}; {fix}",
         subject.role,
         ticked(&subject.sub),
         statement.describe()
     );
     subject.miss(text, false)
+}
+
+/// What made one condition of an applying Deny hold: its test and the request's value.
+fn deny_condition(condition: &Condition, subject: &Subject<'_>) -> String {
+    let how = format!("{} on {}", condition.operator.name, ticked(&condition.key));
+    if condition.key.eq_ignore_ascii_case(&subject.sub_key()) {
+        format!("{how} holds for {}", ticked(&subject.sub))
+    } else if condition.key.eq_ignore_ascii_case(&subject.aud_key()) {
+        format!("{how} holds for the audience {}", ticked(subject.aud))
+    } else {
+        format!("{how} holds: a web-identity request from this cluster does not carry that key")
+    }
 }
 
 /// The principal matches some Allow: pick the statement with the fewest failures.

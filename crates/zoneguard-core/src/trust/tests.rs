@@ -729,9 +729,29 @@ fn an_explicit_deny_names_the_statement() {
     let miss = explanation(json!([irsa(NS, SA), deny]));
     assert_eq!(
         miss.explanation,
-        "trust policy of role arn:aws:iam::111122223333:role/external-dns explicitly denies `system:serviceaccount:kube-system:external-dns`: the Deny in Statement[1] (Sid `NoKubeSystem`) matches it; narrow that Deny's Principal or Condition so it no longer matches this ServiceAccount, or use another role."
+        format!("trust policy of role arn:aws:iam::111122223333:role/external-dns explicitly denies `system:serviceaccount:kube-system:external-dns`: the Deny in Statement[1] (Sid `NoKubeSystem`) matches it (StringLike on `{}` holds for `system:serviceaccount:kube-system:external-dns`); narrow that Deny's Principal or Condition so it no longer matches this ServiceAccount, or use another role.", sub_key())
     );
     assert_eq!(miss.suggested_statement, None);
+}
+
+#[test]
+fn an_explicit_deny_on_the_audience_names_the_audience_and_the_annotation() {
+    let deny = json!({"Sid": "OnlySts", "Effect": "Deny", "Principal": "*", "Action": "sts:*",
+        "Condition": {"StringNotEquals": {aud_key(): "sts.amazonaws.com"}}});
+    let miss = explanation_for(&policy_of(json!([irsa(NS, SA), deny])), NS, SA, "vault");
+    assert_eq!(
+        miss.explanation,
+        format!("trust policy of role arn:aws:iam::111122223333:role/external-dns explicitly denies `system:serviceaccount:kube-system:external-dns`: the Deny in Statement[1] (Sid `OnlySts`) matches it (StringNotEquals on `{}` holds for the audience `vault`); set the ServiceAccount's eks.amazonaws.com/audience to an audience that Deny does not match, narrow that Deny's Principal or Condition, or use another role.", aud_key())
+    );
+    let amr = format!("{ISSUER}:amr");
+    let deny = json!({"Effect": "Deny", "Principal": "*", "Action": "*",
+        "Condition": {"Null": {&amr: "true"}}});
+    let miss = explanation(json!([irsa(NS, SA), deny]));
+    assert!(
+        miss.explanation.contains(&format!("(Null on `{amr}` holds: a web-identity request from this cluster does not carry that key)")),
+        "{}",
+        miss.explanation
+    );
 }
 
 #[test]
