@@ -197,7 +197,7 @@ impl Webhook {
             tracing::error!(uid = %review.uid, kind = %review.kind.kind, "the rules engine failed on this request");
             ApiError::Internal
         })?;
-        decision.cap_warnings(self.limits.max_message_lines);
+        decision.fit_warnings(self.limits.max_message_lines);
         let answer = review::respond(&review, &decision, self.limits.max_message_lines).to_json();
         self.record(
             endpoint,

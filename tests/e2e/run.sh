@@ -561,6 +561,27 @@ check "NodePort Service whose SRV name has a label over 63 octets rejected" fail
   "_$LONG_SVC._tcp.np.example.com" "spec.ports[0]" -- \
   apply < <(service default "$LONG_SVC" NodePort external-dns.alpha.kubernetes.io/hostname=np.example.com)
 
+# An inject rule whose value the rules refuse: 60 characters make `cname-<name>`, the TXT
+# record's first label, longer than 63 octets. The Service exists with its own hostname first.
+FIN_SVC=payments-settlement-reconciliation-worker-public-endpoint-v4
+held_service() {
+  service default "$FIN_SVC" LoadBalancer "$P/hostname=pay.example.com" |
+    sed -e 's/^metadata:$/metadata:\n  finalizers: [example.com\/hold]/'
+}
+check "a LoadBalancer Service with its own hostname and a finalizer admitted" ok "created" -- \
+  apply < <(held_service)
+check "removing its hostname admits the update without injecting the refused name" ok \
+  "Warning:" "(not injected; the update is admitted without it)" -- \
+  kc annotate service "$FIN_SVC" "$P/hostname-"
+check "the refused name was not written" ok "not:$FIN_SVC.default.example.com" -- \
+  kc get service "$FIN_SVC" -o 'jsonpath={.metadata.annotations}'
+check "the Service is deleted (held by its finalizer)" ok "deleted" -- \
+  kc delete service "$FIN_SVC" --wait=false
+check "its finalizer is removed: an object being deleted is never checked" ok "patched" "not:Warning" -- \
+  kc patch service "$FIN_SVC" --type=merge -p '{"metadata":{"finalizers":null}}'
+service_gone() { ! kc get service "$FIN_SVC" >/dev/null 2>&1; }
+check "and the Service is gone" ok -- eventually 10 service_gone
+
 echo "# IRSA ServiceAccounts"
 check "ServiceAccount with a mismatched role ARN rejected with the nearest miss" fail \
   "$SA_DENIED" "system:serviceaccount:external-dns:external-dns" "system:serviceaccount:team-a:external-dns" -- \
@@ -571,6 +592,23 @@ check "ServiceAccount with a malformed role ARN rejected" fail "$SA_DENIED" "arn
   apply < <(serviceaccount default broken arn:aws:iam::1234:role/x)
 check "ServiceAccount without a role ARN admitted" ok "serviceaccount/plain created" -- \
   apply < <(serviceaccount default plain)
+
+# A ServiceAccount admitted while its role's trust policy was unknown (unknownRole: warn); the
+# policy, added later, does not admit it. Its next update keeps it, with the nearest miss as a
+# warning: that text has two lines, and the API server drops a warning with a newline.
+LEGACY_ROLE=arn:aws:iam::111122223333:role/legacy
+LEGACY_ISSUER=oidc.eks.ap-northeast-2.amazonaws.com/id/EXAMPLED539D4633E53DE1B716D3041E
+check "a ServiceAccount whose role's trust policy is unknown admitted with a warning" ok \
+  "Warning:" "zoneguard does not know this role's trust policy" -- \
+  apply < <(serviceaccount team-a legacy "$LEGACY_ROLE")
+rule_configmap_added "with the legacy role's trust policy" zoneguard-rules-legacy \
+  "irsa: {trustPolicies: {\"$LEGACY_ROLE\": {Version: \"2012-10-17\", Statement: [{Effect: Allow, Principal: {Federated: \"arn:aws:iam::111122223333:oidc-provider/$LEGACY_ISSUER\"}, Action: \"sts:AssumeRoleWithWebIdentity\", Condition: {StringEquals: {\"$LEGACY_ISSUER:sub\": \"system:serviceaccount:other:app\"}}}]}}}"
+legacy_refused() { ! apply --dry-run=server < <(serviceaccount team-a fresh "$LEGACY_ROLE") >/dev/null 2>&1; }
+takes_effect "the legacy role's trust policy takes effect" "a new ServiceAccount was still admitted" legacy_refused
+check "its next update is admitted, the two-line nearest miss passed on as one warning" ok \
+  "Warning:" "already present before this update" "; a trust-policy statement that would admit it" -- \
+  kc label serviceaccount legacy --namespace team-a touched=yes
+rule_configmap_deleted "legacy role's" zoneguard-rules-legacy
 
 echo "# IRSA with live IAM (moto)"
 ISSUER=oidc.eks.ap-northeast-2.amazonaws.com/id/EXAMPLED539D4633E53DE1B716D3041E

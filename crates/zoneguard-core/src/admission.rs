@@ -100,15 +100,22 @@ impl Decision {
         text
     }
 
-    /// Keeps the first `max` warnings (at least one) and a last one saying how many more there
-    /// were: the API server passes on about 4 KiB of warnings in all, and `zoneguard check`
-    /// lists every one.
-    pub fn cap_warnings(&mut self, max: usize) {
+    /// Fits the warnings for the API server, which passes them on as HTTP `Warning` headers:
+    /// each on one line (the API server drops a warning with a control character, a newline
+    /// included, without a word), lines joined by `; `; then the first `max` (at least one)
+    /// and a last one saying how many more there were (it passes on about 4 KiB of warnings
+    /// in all). `zoneguard check` prints them as they are, every one.
+    pub fn fit_warnings(&mut self, max: usize) {
         let max = max.max(1);
         if self.warnings.len() > max {
             let rest = self.warnings.len() - max;
             self.warnings.truncate(max);
             self.warnings.push(format!("and {rest} more warnings"));
+        }
+        for warning in &mut self.warnings {
+            if warning.contains(char::is_control) {
+                *warning = one_line(warning);
+            }
         }
     }
 
@@ -129,6 +136,20 @@ impl Decision {
         };
         self
     }
+}
+
+/// `text` on one line: its lines trimmed and joined by `; `, other control characters spaces.
+fn one_line(text: &str) -> String {
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    lines
+        .join("; ")
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
 }
 
 fn in_scope(rules: &RuleSet, req: &Request<'_>) -> bool {
@@ -179,7 +200,10 @@ pub fn validate_full(
             None => Decision::admit(),
         };
     }
-    let Some(object) = req.object.filter(|_| in_scope(rules, req)) else {
+    let Some(object) = req
+        .object
+        .filter(|o| in_scope(rules, req) && !being_deleted(o))
+    else {
         return Decision::admit();
     };
     let Some(kind) = Kind::of(req.group, req.kind) else {
@@ -262,10 +286,15 @@ fn keep_old_violations_as_warnings(decision: &mut Decision, before: &[Violation]
     }
 }
 
-/// Computes the patch that adds missing annotations; an injected value the rules would refuse
-/// is the rule's fault, and is reported as such.
+/// Computes the patch that adds missing annotations. An injected value the rules would refuse
+/// is the rule's fault: it is never written, and it is reported as such: a violation on
+/// CREATE, a warning on UPDATE (the object exists already; blocking its updates, finalizer
+/// removal included, would not make the rule right).
 pub fn mutate(rules: &RuleSet, req: &Request<'_>) -> Decision {
-    let Some(object) = req.object.filter(|_| in_scope(rules, req)) else {
+    let Some(object) = req
+        .object
+        .filter(|o| in_scope(rules, req) && !being_deleted(o))
+    else {
         return Decision::admit();
     };
     let Some(kind) = Kind::of(req.group, req.kind) else {
@@ -280,46 +309,80 @@ pub fn mutate(rules: &RuleSet, req: &Request<'_>) -> Decision {
         .then(|| crate::path::at(object, &["metadata", "name"]).and_then(Node::as_str))
         .flatten()
         .unwrap_or(req.name);
-    let injections = mutation::plan(rules, req.kind, req.namespace, name, object);
-    let patch = mutation::to_patch(object, &injections);
+    let mut injections = mutation::plan(rules, req.kind, req.namespace, name, object);
+    let faults = if injections.is_empty() {
+        Vec::new()
+    } else {
+        injection_faults(rules, kind, req.namespace, name, object, &injections)
+    };
+    if !faults.is_empty() {
+        injections.retain(|inj| {
+            let field = crate::annotation::field(&inj.key);
+            !faults.iter().any(|v| v.field.starts_with(&field))
+        });
+    }
     let mut decision = Decision {
         checked: true,
-        patch,
+        patch: mutation::to_patch(object, &injections),
         ..Decision::default()
     };
-    if decision.patch.is_empty() {
-        return decision.enforce(rules.enforcement);
+    match req.operation {
+        Operation::Update => decision.warnings.extend(faults.into_iter().map(|v| {
+            format!(
+                "{} (not injected; the update is admitted without it)",
+                v.message
+            )
+        })),
+        _ => decision.violations = faults,
     }
+    decision.enforce(rules.enforcement)
+}
+
+/// An object whose deletion has begun (`metadata.deletionTimestamp`): its remaining updates
+/// (finalizers removed by controllers) are never blocked nor changed.
+fn being_deleted(object: &Node<'_>) -> bool {
+    crate::path::at(object, &["metadata", "deletionTimestamp"])
+        .is_some_and(|t| !matches!(t, Node::Null))
+}
+
+/// The violations the injected values would have, each blaming its inject rule.
+fn injection_faults(
+    rules: &RuleSet,
+    kind: Kind,
+    namespace: &str,
+    name: &str,
+    object: &Node<'_>,
+    injections: &[mutation::Injection],
+) -> Vec<Violation> {
     // Only the annotations are judged again: a violation of an injected value is all that is
-    // looked for below, and the spec's hostnames, like the fqdn template's names of the final
+    // looked for, and the spec's hostnames, like the fqdn template's names of the final
     // object, were judged (or will be) by validation.
-    let annotated = mutation::annotations_after(rules, object, &injections);
+    let annotated = mutation::annotations_after(rules, object, injections);
+    let none = irsa::Facts::none();
     let after = findings(
         rules,
         kind,
-        req.namespace,
+        namespace,
         name,
         &annotated,
-        &irsa::Facts::none(),
+        &none,
         source::Names::Own,
     );
-    if after.violations.is_empty() {
-        return decision.enforce(rules.enforcement);
-    }
-    for inj in &injections {
+    let mut faults = Vec::new();
+    for inj in injections {
         let field = crate::annotation::field(&inj.key);
         for v in after
             .violations
             .iter()
             .filter(|v| v.field.starts_with(&field))
         {
-            decision.violations.push(Violation {
+            faults.push(Violation {
                 message: format!("the inject rule {} would set {field} to {:?}, which the rules themselves refuse ({}): {}; the platform team must fix that inject rule", rules.inject_rule_name(inj.rule), inj.value, v.reason, v.message),
                 ..v.clone()
             });
         }
     }
-    decision.enforce(rules.enforcement)
+    faults
 }
 
 #[cfg(test)]

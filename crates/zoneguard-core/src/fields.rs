@@ -46,6 +46,8 @@ pub static READ: Fields = Only(&[
             ("annotations", AllBut(&[LAST_APPLIED])),
             // The label of a rule ConfigMap.
             ("labels", Whole),
+            // An object being deleted is neither checked nor changed.
+            ("deletionTimestamp", Whole),
         ]),
     ),
     // A rule ConfigMap's rules.

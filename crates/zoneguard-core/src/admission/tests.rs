@@ -553,10 +553,117 @@ fn an_inject_rule_that_would_set_a_refused_name_is_blamed() {
     );
 }
 
+#[test]
+fn a_refused_injection_is_never_written_and_only_blocks_a_create() {
+    // The rule makes `pay.default.other.org`; its ttl is fine and still injected.
+    let text = RULES.replace(
+        "{name}.{namespace}.example.com",
+        "{name}.{namespace}.other.org",
+    );
+    let service = lb_service(None);
+    let object = tree(&service);
+    let cases = [
+        (Operation::Create, "enforcement: deny", false, 0),
+        (Operation::Update, "enforcement: deny", true, 1),
+        (Operation::Create, "enforcement: warn", true, 1),
+        (Operation::Create, "enforcement: audit", true, 0),
+    ];
+    for (op, mode, allowed, warnings) in cases {
+        let rules = rules(&format!("{text}{mode}\n"));
+        let old = (op == Operation::Update).then_some(&object);
+        let d = mutate(&rules, &req(op, "", "Service", "default", &object, old));
+        let what = format!("{op:?} {mode}: {d:?}");
+        assert_eq!(d.allowed, allowed, "{what}");
+        assert_eq!(d.warnings.len(), warnings, "{what}");
+        let patch: Vec<(&str, &Value)> = d
+            .patch
+            .iter()
+            .map(|p| (p.path.as_str(), &p.value))
+            .collect();
+        let ttl_only = json!({"external-dns.alpha.kubernetes.io/ttl": "60"});
+        assert_eq!(patch, [("/metadata/annotations", &ttl_only)], "{what}");
+    }
+    let rules = rules(&text);
+    let d = mutate(
+        &rules,
+        &req(
+            Operation::Update,
+            "",
+            "Service",
+            "default",
+            &object,
+            Some(&object),
+        ),
+    );
+    assert!(
+        d.warnings[0].contains("the inject rule inject[0] of test would set")
+            && d.warnings[0].ends_with("(not injected; the update is admitted without it)"),
+        "{}",
+        d.warnings[0]
+    );
+}
+
+#[test]
+fn an_object_being_deleted_is_neither_checked_nor_changed() {
+    // A controller removing its finalizer must never be refused: the object would stay in
+    // Terminating, and its namespace with it.
+    let text = RULES.replace(
+        "{name}.{namespace}.example.com",
+        "{name}.{namespace}.other.org",
+    );
+    let rules = rules(&text);
+    let mut service = lb_service(None);
+    service["metadata"]["deletionTimestamp"] = json!("2026-12-06T09:00:00Z");
+    let service = tree(&service);
+    let d = mutate(
+        &rules,
+        &req(
+            Operation::Update,
+            "",
+            "Service",
+            "default",
+            &service,
+            Some(&service),
+        ),
+    );
+    assert!(
+        d.allowed && d.patch.is_empty() && d.warnings.is_empty() && !d.checked,
+        "{d:?}"
+    );
+    let mut web = ingress(&["x.other.org"], json!({}));
+    web["metadata"]["deletionTimestamp"] = json!("2026-12-06T09:00:00Z");
+    let web = tree(&web);
+    let request = req(
+        Operation::Update,
+        "networking.k8s.io",
+        "Ingress",
+        "default",
+        &web,
+        None,
+    );
+    let d = validate(&rules, &request);
+    assert!(d.allowed && d.violations.is_empty() && !d.checked, "{d:?}");
+    let mut live = ingress(&["x.other.org"], json!({}));
+    live["metadata"]["deletionTimestamp"] = Value::Null;
+    let live = tree(&live);
+    let request = req(
+        Operation::Update,
+        "networking.k8s.io",
+        "Ingress",
+        "default",
+        &live,
+        None,
+    );
+    assert!(
+        !validate(&rules, &request).allowed,
+        "a null deletionTimestamp is not a deletion"
+    );
+}
+
 /// Whether /mutate admits an Ingress of `web.example.com` once `sources` is in the rules and
 /// an inject rule adds the hostname `web.other.org`, for each `(path, value, allowed)`: the
-/// Ingress with `value` at `path` (e.g. its class), and whether it should be admitted. The
-/// injection happens either way.
+/// Ingress with `value` at `path` (e.g. its class), and whether it should be admitted. A
+/// refused name is never injected.
 fn injected_hostname_verdicts(sources: &str, cases: &[(&[&str], serde_json::Value, bool)]) {
     let rules = rules(&format!(
         "domainFilters: [example.com]\nsources: {sources}\ninject:\n  - kinds: [Ingress]\n    annotations: {{external-dns.alpha.kubernetes.io/hostname: '{{name}}.other.org'}}\n"
@@ -575,7 +682,11 @@ fn injected_hostname_verdicts(sources: &str, cases: &[(&[&str], serde_json::Valu
         );
         let d = mutate(&rules, &request);
         assert_eq!(d.allowed, *allowed, "{value}: {:?}", d.violations);
-        assert_eq!(d.patch.len(), 1, "{value}: injected either way");
+        assert_eq!(
+            d.patch.len(),
+            usize::from(*allowed),
+            "{value}: injected when admitted"
+        );
     }
 }
 
@@ -616,7 +727,11 @@ fn an_injected_molecule_name_is_judged_on_the_label_molecule_reads() {
         let request = req(Operation::Create, "", "Service", "default", &object, None);
         let d = mutate(&rules, &request);
         assert_eq!(d.allowed, allowed, "{labels}: {:?}", d.violations);
-        assert_eq!(d.patch.len(), 1, "{labels}: injected either way");
+        assert_eq!(
+            d.patch.len(),
+            usize::from(allowed),
+            "{labels}: injected when admitted"
+        );
     }
 }
 
@@ -1156,7 +1271,7 @@ fn warnings_past_the_cap_become_one_saying_how_many_more() {
         warnings: (0..8).map(|i| format!("w{i}")).collect(),
         ..Decision::default()
     };
-    d.cap_warnings(5);
+    d.fit_warnings(5);
     assert_eq!(
         d.warnings,
         ["w0", "w1", "w2", "w3", "w4", "and 3 more warnings"]
@@ -1165,6 +1280,29 @@ fn warnings_past_the_cap_become_one_saying_how_many_more() {
         warnings: vec!["a".into()],
         ..Decision::default()
     };
-    few.cap_warnings(5);
+    few.fit_warnings(5);
     assert_eq!(few.warnings, ["a"]);
+}
+
+#[test]
+fn warnings_are_made_single_lines_the_api_server_passes_on() {
+    let mut d = Decision {
+        warnings: vec![
+            "role x: denied\n  a statement that would admit it: {}".into(),
+            "regex parse error:\r\n    (oops\n    ^\nerror: unclosed group\n".into(),
+            "a\ttab".into(),
+            "plain".into(),
+        ],
+        ..Decision::default()
+    };
+    d.fit_warnings(5);
+    assert_eq!(
+        d.warnings,
+        [
+            "role x: denied; a statement that would admit it: {}",
+            "regex parse error:; (oops; ^; error: unclosed group",
+            "a tab",
+            "plain",
+        ]
+    );
 }
