@@ -526,12 +526,32 @@ fn mutation_skips_other_types_and_kinds() {
     .is_empty());
 }
 
-#[test]
-fn an_inject_rule_that_would_set_a_refused_name_is_blamed() {
-    let text = RULES.replace(
+/// The test rules with an inject rule whose hostname the domain filters refuse.
+fn refusing_inject_rules() -> String {
+    RULES.replace(
         "{name}.{namespace}.example.com",
         "{name}.{namespace}.other.org",
-    );
+    )
+}
+
+/// /mutate for an UPDATE of a Service in `default` that leaves it as it was.
+fn update_service(rules: &RuleSet, service: &Node<'_>) -> Decision {
+    mutate(
+        rules,
+        &req(
+            Operation::Update,
+            "",
+            "Service",
+            "default",
+            service,
+            Some(service),
+        ),
+    )
+}
+
+#[test]
+fn an_inject_rule_that_would_set_a_refused_name_is_blamed() {
+    let text = refusing_inject_rules();
     let d = mutate(
         &rules(&text),
         &req(
@@ -556,10 +576,7 @@ fn an_inject_rule_that_would_set_a_refused_name_is_blamed() {
 #[test]
 fn a_refused_injection_is_never_written_and_only_blocks_a_create() {
     // The rule makes `pay.default.other.org`; its ttl is fine and still injected.
-    let text = RULES.replace(
-        "{name}.{namespace}.example.com",
-        "{name}.{namespace}.other.org",
-    );
+    let text = refusing_inject_rules();
     let service = lb_service(None);
     let object = tree(&service);
     let cases = [
@@ -584,17 +601,7 @@ fn a_refused_injection_is_never_written_and_only_blocks_a_create() {
         assert_eq!(patch, [("/metadata/annotations", &ttl_only)], "{what}");
     }
     let rules = rules(&text);
-    let d = mutate(
-        &rules,
-        &req(
-            Operation::Update,
-            "",
-            "Service",
-            "default",
-            &object,
-            Some(&object),
-        ),
-    );
+    let d = update_service(&rules, &object);
     assert!(
         d.warnings[0].contains("the inject rule inject[0] of test would set")
             && d.warnings[0].ends_with("(not injected; the update is admitted without it)"),
@@ -607,25 +614,12 @@ fn a_refused_injection_is_never_written_and_only_blocks_a_create() {
 fn an_object_being_deleted_is_neither_checked_nor_changed() {
     // A controller removing its finalizer must never be refused: the object would stay in
     // Terminating, and its namespace with it.
-    let text = RULES.replace(
-        "{name}.{namespace}.example.com",
-        "{name}.{namespace}.other.org",
-    );
+    let text = refusing_inject_rules();
     let rules = rules(&text);
     let mut service = lb_service(None);
     service["metadata"]["deletionTimestamp"] = json!("2026-12-06T09:00:00Z");
     let service = tree(&service);
-    let d = mutate(
-        &rules,
-        &req(
-            Operation::Update,
-            "",
-            "Service",
-            "default",
-            &service,
-            Some(&service),
-        ),
-    );
+    let d = update_service(&rules, &service);
     assert!(
         d.allowed && d.patch.is_empty() && d.warnings.is_empty() && !d.checked,
         "{d:?}"
