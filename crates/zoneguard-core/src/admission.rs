@@ -9,7 +9,7 @@ use crate::rules::{Enforcement, RuleSet, RuleSource};
 use crate::seen::Seen;
 use crate::source::{self, Kind};
 use crate::tree::Node;
-use crate::verdict::Violation;
+use crate::verdict::{Reason, Violation};
 
 pub use hosts::describe as describe_filter;
 pub use rules_configmap::{is_rules_configmap, rules_text, RULES_KEY, RULES_LABEL};
@@ -268,15 +268,18 @@ fn findings(
     d
 }
 
-/// A violation the old object already had (same field, same value) is a warning on UPDATE.
+/// A violation the old object already had is a warning on UPDATE: the same value with the
+/// same reason in the same field, whatever its index (a host moved from `spec.rules[0]` to
+/// `spec.rules[1]` by an item added before it was there already).
 fn keep_old_violations_as_warnings(decision: &mut Decision, before: &[Violation]) {
-    let mut had: Seen<(&str, &str)> = Seen::default();
-    for b in before {
-        had.insert((&b.field, &b.value));
+    let shapes: Vec<String> = before.iter().map(|b| unindexed(&b.field)).collect();
+    let mut had: Seen<(Reason, &str, &str)> = Seen::default();
+    for (b, shape) in before.iter().zip(&shapes) {
+        had.insert((b.reason, b.value.as_str(), shape.as_str()));
     }
     let (old, new): (Vec<Violation>, Vec<Violation>) = std::mem::take(&mut decision.violations)
         .into_iter()
-        .partition(|v| had.contains(&(&v.field, &v.value)));
+        .partition(|v| had.contains(&(v.reason, v.value.as_str(), unindexed(&v.field).as_str())));
     decision.violations = new;
     for v in old {
         decision.warnings.push(format!(
@@ -284,6 +287,23 @@ fn keep_old_violations_as_warnings(decision: &mut Decision, before: &[Violation]
             v.message
         ));
     }
+}
+
+/// A field path without its list indices: `spec.rules[1].host` → `spec.rules[].host`
+/// (a key in brackets, `annotations["…"]`, stays).
+fn unindexed(field: &str) -> String {
+    let mut out = String::with_capacity(field.len());
+    let mut rest = field;
+    while let Some(open) = rest.find('[') {
+        out.push_str(&rest[..=open]);
+        rest = &rest[open + 1..];
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        if digits > 0 && rest[digits..].starts_with(']') {
+            rest = &rest[digits..];
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Computes the patch that adds missing annotations. An injected value the rules would refuse

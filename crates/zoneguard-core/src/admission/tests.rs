@@ -402,6 +402,56 @@ fn an_update_keeps_old_violations_as_warnings_and_denies_new_ones() {
     assert_eq!(d.violations[0].value, "y.other.org");
 }
 
+#[test]
+fn an_old_violation_is_recognised_at_another_index_of_the_same_field() {
+    let r = rules(RULES);
+    let update = |old: &Value, new: &Value, group: &str, kind: &str| {
+        let (old, new) = (tree(old), tree(new));
+        let d = validate(
+            &r,
+            &req(Operation::Update, group, kind, "default", &new, Some(&old)),
+        );
+        (d.allowed, d.warnings.len())
+    };
+    // An item added before the old one moves it from rules[0] to rules[1].
+    let old = ingress(&["x.other.org"], json!({}));
+    let moved = ingress(&["ok.example.com", "x.other.org"], json!({}));
+    assert_eq!(
+        update(&old, &moved, "networking.k8s.io", "Ingress"),
+        (true, 1)
+    );
+    // The same in a hostname annotation's list.
+    let h = "external-dns.alpha.kubernetes.io/hostname";
+    let old = lb_service(Some(json!({h: "x.other.org"})));
+    let moved = lb_service(Some(json!({h: "ok.example.com,x.other.org"})));
+    assert_eq!(update(&old, &moved, "", "Service"), (true, 1));
+    // The same value in another field is new there.
+    let old = ingress(&["x.other.org"], json!({}));
+    let elsewhere = ingress(&["ok.example.com"], json!({h: "x.other.org"}));
+    assert_eq!(
+        update(&old, &elsewhere, "networking.k8s.io", "Ingress"),
+        (false, 0)
+    );
+}
+
+#[test]
+fn a_field_loses_its_list_indices_and_keeps_its_keys() {
+    let rows = [
+        ("spec.rules[12].host", "spec.rules[].host"),
+        ("spec.tls[0].hosts[3]", "spec.tls[].hosts[]"),
+        (
+            r#"metadata.annotations["example.com/a1"][2]"#,
+            r#"metadata.annotations["example.com/a1"][]"#,
+        ),
+        ("spec.x[a1]", "spec.x[a1]"),
+        ("spec.x[", "spec.x["),
+        ("", ""),
+    ];
+    for (field, want) in rows {
+        assert_eq!(super::unindexed(field), want, "{field}");
+    }
+}
+
 fn lb_service(annotations: Option<Value>) -> Value {
     let mut svc = json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "api"}, "spec": {"type": "LoadBalancer"}});
     if let Some(a) = annotations {
