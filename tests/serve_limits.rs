@@ -54,6 +54,22 @@ async fn oversized_bodies_get_413() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn an_update_of_two_objects_near_the_api_servers_limit_fits_the_default() {
+    // The API server stores objects up to 3 MiB; an UPDATE's review carries two of them.
+    let s = server().await;
+    let mut update = fixture("ingress-create-allowed.json");
+    let filler = json!({ "filler": "x".repeat(2_900_000) });
+    update["request"]["operation"] = json!("UPDATE");
+    update["request"]["object"]["metadata"]["annotations"] = filler.clone();
+    update["request"]["oldObject"] = update["request"]["object"].clone();
+    let body = serde_json::to_vec(&update).unwrap();
+    assert!(body.len() > 5_800_000, "{}", body.len());
+    let (status, answer) = post(&s.client(), &s.url("/validate"), body).await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["response"]["allowed"], json!(true), "{answer}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn malformed_input_gets_400_with_a_short_reason() {
     let s = server().await;
     let client = s.client();

@@ -73,11 +73,15 @@ pub struct Args {
     pub log_level: String,
 }
 
+/// The default of `--max-body-bytes`: an UPDATE's review carries the object and the old
+/// object, each up to the API server's 3 MiB, and the review around them.
+pub const MAX_BODY_BYTES: usize = 7 * 1024 * 1024;
+
 /// Limits, timeouts and reload timing (boxed: they are many and rarely changed).
 #[derive(Debug, Clone, clap::Args)]
 pub struct Tuning {
     /// Largest request body accepted (bytes); larger gets 413.
-    #[arg(long, env = "ZONEGUARD_MAX_BODY_BYTES", default_value_t = 3 * 1024 * 1024)]
+    #[arg(long, env = "ZONEGUARD_MAX_BODY_BYTES", default_value_t = MAX_BODY_BYTES)]
     pub max_body_bytes: usize,
     /// Requests handled at once; more get 503.
     #[arg(long, env = "ZONEGUARD_MAX_IN_FLIGHT", default_value_t = 128)]

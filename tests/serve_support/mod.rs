@@ -62,7 +62,7 @@ pub fn config(rules: Vec<PathBuf>, tls: TlsSource) -> Config {
         aws: Default::default(),
         rules_files: rules,
         requests: RequestLimits {
-            body_limit: 3 * 1024 * 1024,
+            body_limit: zoneguard::serve::args::MAX_BODY_BYTES,
             max_in_flight: 64,
             request_timeout: Duration::from_secs(10),
             max_message_lines: 5,
