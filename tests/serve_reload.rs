@@ -1,5 +1,6 @@
 //! Live reloads: serving certificate (in place and by symlink swap) under load, rules files
-//! (valid, invalid, symlink swap), and readiness before the first rules load.
+//! (valid, invalid, symlink swap), readiness before the first rules load and with an expired
+//! certificate.
 
 use crate::serve_support::*;
 use std::path::Path;
@@ -323,4 +324,31 @@ async fn not_ready_until_rules_load() {
     .await;
     assert!(ready, "ready once valid rules are loaded");
     assert_eq!(post(&s.client(), &s.url("/validate"), body).await.0, 200);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_expired_serving_certificate_fails_readiness() {
+    let now = time::OffsetDateTime::now_utc();
+    let mut params = rcgen::CertificateParams::new(vec!["localhost".to_owned()]).unwrap();
+    params.not_before = now - time::Duration::days(10);
+    params.not_after = now - time::Duration::days(1);
+    let key = rcgen::KeyPair::generate().unwrap();
+    let cert = params.self_signed(&key).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (cert_path, key_path) = (dir.path().join("old.crt"), dir.path().join("old.key"));
+    std::fs::write(&cert_path, cert.pem()).unwrap();
+    std::fs::write(&key_path, key.serialize_pem()).unwrap();
+    let s = TestServer::start_with(&fixture_text("rules.yaml"), |c| {
+        c.tls = TlsSource::Files {
+            cert: cert_path,
+            key: key_path,
+        }
+    })
+    .await;
+    let (status, text) = get_text(&s.probe("/readyz")).await;
+    assert_eq!(status, 503, "{text}");
+    assert!(
+        text.contains("the serving certificate has expired"),
+        "{text}"
+    );
 }

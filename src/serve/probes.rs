@@ -62,7 +62,16 @@ pub fn router(readiness: Arc<Readiness>, metrics: Arc<Metrics>) -> Router {
 }
 
 async fn readyz(State(p): State<Probes>) -> impl IntoResponse {
-    match p.readiness.check() {
+    let mut readiness = p.readiness.check();
+    let not_after = p.metrics.cert_not_after.get();
+    if not_after > 0 && not_after < super::tls::unix_now() {
+        const EXPIRED: &str = "the serving certificate has expired";
+        match &mut readiness {
+            Ok(_) => readiness = Err(vec![EXPIRED]),
+            Err(missing) => missing.push(EXPIRED),
+        }
+    }
+    match readiness {
         Ok(generation) => (
             StatusCode::OK,
             format!("ready (rules generation {generation})\n"),

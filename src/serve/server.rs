@@ -103,6 +103,9 @@ pub async fn start(config: Config) -> Result<ServerHandle, StartError> {
     metrics
         .cert_not_after
         .set(tls::not_after(&certs.current()).unwrap_or(0));
+    if let Some(why) = tls::expired(&certs.current(), tls::unix_now()) {
+        tracing::error!(error = %why, "the serving certificate has expired: /readyz fails until a valid one is in the files (read again every reload interval)");
+    }
     let acceptor = TlsAcceptor::from(Arc::new(tls::server_config(certs.clone())?));
 
     let rules = Arc::new(RulesStore::new(metrics.clone()));

@@ -105,6 +105,26 @@ pub fn not_after(key: &CertifiedKey) -> Option<i64> {
     Some(cert.validity().not_after.timestamp())
 }
 
+/// Seconds since the Unix epoch, now.
+pub fn unix_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+}
+
+/// Why the leaf certificate cannot be served at `now` (Unix seconds): it has expired. A
+/// certificate not valid yet is served (a fresh one may start a few seconds ahead of this
+/// clock); an expired one never becomes valid again.
+pub fn expired(key: &CertifiedKey, now: i64) -> Option<String> {
+    let der = key.cert.first()?;
+    let (_, cert) = x509_parser::parse_x509_certificate(der.as_ref()).ok()?;
+    let after = cert.validity().not_after;
+    (after.timestamp() < now).then(|| {
+        let when = after.to_rfc2822().unwrap_or_else(|_| after.timestamp().to_string());
+        format!("it expired on {when}; the API server refuses it (renew it: cert-manager, or zoneguard certs)")
+    })
+}
+
 /// The serving certificate in force: a rustls resolver whose key can be swapped at any time.
 #[derive(Debug)]
 pub struct CertStore {
@@ -210,25 +230,35 @@ impl CertStore {
             &cert.display().to_string(),
             &key.display().to_string(),
         ) {
-            Ok(ck) => {
-                let expires = not_after(&ck);
-                self.current.store(Arc::new(ck));
-                *last = Read {
-                    installed: Some((cert_pem, key_pem)),
-                    refused: None,
-                };
-                metrics.cert_not_after.set(expires.unwrap_or(0));
-                metrics
-                    .cert_reloads
-                    .get_or_create(&ResultLabels { result: "success" })
-                    .inc();
-                tracing::info!(not_after = expires, "serving certificate reloaded");
-            }
+            Ok(ck) => match expired(&ck, unix_now()) {
+                Some(why) => {
+                    let error = format!("the certificate in {}: {why}", cert.display());
+                    reload_failed(metrics, &error);
+                    last.refused = Some(Ok((cert_pem, key_pem)));
+                }
+                None => self.install(ck, (cert_pem, key_pem), &mut last, metrics),
+            },
             Err(e) => {
                 reload_failed(metrics, &e.to_string());
                 last.refused = Some(Ok((cert_pem, key_pem)));
             }
         }
+    }
+
+    /// Serves `ck` from now on.
+    fn install(&self, ck: CertifiedKey, pems: Pems, last: &mut Read, metrics: &Metrics) {
+        let expires = not_after(&ck);
+        self.current.store(Arc::new(ck));
+        *last = Read {
+            installed: Some(pems),
+            refused: None,
+        };
+        metrics.cert_not_after.set(expires.unwrap_or(0));
+        metrics
+            .cert_reloads
+            .get_or_create(&ResultLabels { result: "success" })
+            .inc();
+        tracing::info!(not_after = expires, "serving certificate reloaded");
     }
 }
 
@@ -278,6 +308,52 @@ mod tests {
             assert!(err.starts_with(want), "{err}");
         }
         assert!(certified_key(a.cert_pem.as_bytes(), a.key_pem.as_bytes(), "c", "k").is_ok());
+    }
+
+    /// A self-signed pair for localhost that expired a day ago.
+    fn expired_pair() -> (String, String) {
+        let now = time::OffsetDateTime::now_utc();
+        let mut params =
+            rcgen::CertificateParams::new(vec!["localhost".to_owned()]).expect("params");
+        params.not_before = now - time::Duration::days(10);
+        params.not_after = now - time::Duration::days(1);
+        let key = rcgen::KeyPair::generate().expect("key");
+        let cert = params.self_signed(&key).expect("cert");
+        (cert.pem(), key.serialize_pem())
+    }
+
+    #[test]
+    fn an_expired_certificate_is_named_and_never_replaces_the_one_in_use() {
+        let ca = Ca::new("test CA", 1).expect("CA");
+        let good = ca.issue(&["localhost".to_owned()], 1).expect("pair");
+        let (old_cert, old_key) = expired_pair();
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (cert, key) = (dir.path().join("c.pem"), dir.path().join("k.pem"));
+        std::fs::write(&cert, &good.cert_pem).expect("write");
+        std::fs::write(&key, &good.key_pem).expect("write");
+        let store = CertStore::load(&TlsSource::Files {
+            cert: cert.clone(),
+            key: key.clone(),
+        })
+        .expect("loads");
+        assert_eq!(expired(&store.current(), unix_now()), None);
+        let serving = not_after(&store.current());
+        std::fs::write(&cert, &old_cert).expect("write");
+        std::fs::write(&key, &old_key).expect("write");
+        let metrics = Metrics::new();
+        store.reload(&metrics);
+        let errors = metrics
+            .cert_reloads
+            .get_or_create(&ResultLabels { result: "error" })
+            .get();
+        assert_eq!(errors, 1);
+        assert_eq!(not_after(&store.current()), serving, "the valid one stays");
+        let stale = certified_key(old_cert.as_bytes(), old_key.as_bytes(), "c", "k").expect("pair");
+        let why = expired(&stale, unix_now()).expect("expired");
+        assert!(
+            why.starts_with("it expired on ") && why.contains("renew it"),
+            "{why}"
+        );
     }
 
     #[test]
