@@ -23,3 +23,4 @@ pub mod template;
 pub mod tree;
 pub mod trust;
 pub mod verdict;
+pub mod yaml;

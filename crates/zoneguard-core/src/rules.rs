@@ -7,7 +7,7 @@ mod combine;
 mod compile;
 pub mod document;
 mod iam;
-mod locate;
+pub(crate) mod locate;
 mod path;
 mod words;
 
@@ -341,18 +341,54 @@ pub fn parse_doc(source: &RuleSource<'_>) -> Result<RulesDoc, RulesError> {
         return Ok(RulesDoc::default());
     }
     // The YAML parser keeps the last of a repeated map key and drops the first silently, reads
-    // one document only, and is slow on deep nesting.
-    if let Some(flaw) = locate::first_flaw(text) {
-        return Err(flaw_error(source, &flaw));
+    // one document only, is slow on deep nesting, and builds every copy aliases make.
+    let survey = locate::survey_rules(text);
+    if let Some(flaw) = &survey.flaw {
+        return Err(flaw_error(source, flaw));
     }
     // Only the first document is read: a later one with content was refused above, and an
     // empty one (a trailing `---`) holds nothing.
     let Some(first) = serde_yaml_ng::Deserializer::from_str(text).next() else {
         return Ok(RulesDoc::default());
     };
+    if survey.merges {
+        return parse_merged(source, first);
+    }
     Option::<RulesDoc>::deserialize(first)
         .map(Option::unwrap_or_default)
         .map_err(|e| yaml_error(source, &e))
+}
+
+/// A document with merge keys (`<<`), applied as `zoneguard check` applies them to manifests
+/// ([`crate::yaml::apply_merges`]); the merged document is written out and read again, so
+/// that an error names its key path, and its line is that of the path's longest prefix in the
+/// text as written (a key a merge brought in stands where its mapping does).
+fn parse_merged(
+    source: &RuleSource<'_>,
+    document: serde_yaml_ng::Deserializer<'_>,
+) -> Result<RulesDoc, RulesError> {
+    let at_document = |message: String| RulesError {
+        source_name: source.name.to_string(),
+        line: 0,
+        key: "(document)".to_string(),
+        message,
+    };
+    let value = Option::<serde_yaml_ng::Value>::deserialize(document)
+        .map_err(|e| yaml_error(source, &e))?
+        .unwrap_or_default();
+    let merged = crate::yaml::apply_merges(value).map_err(|e| RulesError {
+        line: locate::line_of(source.text, &KeyPath::parse_dotted(&e.at)),
+        key: e.at,
+        ..at_document(e.problem)
+    })?;
+    let text = serde_yaml_ng::to_string(&merged).map_err(|e| at_document(e.to_string()))?;
+    Option::<RulesDoc>::deserialize(serde_yaml_ng::Deserializer::from_str(&text))
+        .map(Option::unwrap_or_default)
+        .map_err(|e| {
+            let mut error = yaml_error(source, &e);
+            error.line = locate::line_of(source.text, &KeyPath::parse_dotted(&error.key));
+            error
+        })
 }
 
 fn flaw_error(source: &RuleSource<'_>, flaw: &locate::Flaw) -> RulesError {
@@ -372,6 +408,7 @@ fn flaw_error(source: &RuleSource<'_>, flaw: &locate::Flaw) -> RulesError {
                 locate::MAX_DEPTH
             ),
         ),
+        locate::Flaw::Aliases { line, bound } => at(*line, crate::yaml::aliases_message(*bound)),
     }
 }
 

@@ -1,5 +1,7 @@
 //! Finds where keys stand in YAML or JSON text, for error messages: the line of a key path,
-//! and the first key a mapping repeats.
+//! and the first key a mapping repeats. The same walk over the parser's events is the pre-walk
+//! every YAML reader runs before serde_yaml_ng: it refuses, fast, what would make the parser
+//! proper slow (deep nesting) or the values it builds huge (aliases).
 
 use super::path::{KeyPath, Seg};
 use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Span};
@@ -28,10 +30,95 @@ enum Frame {
 
 /// What the walk reports.
 enum Step {
-    /// A scalar key; `first` is the line where its mapping already had it.
-    Key { line: usize, first: Option<usize> },
+    /// A scalar key; `first` is the line where its mapping already had it. A merge key (a
+    /// plain `<<`) is never a repeat: a mapping may merge more than once.
+    Key {
+        line: usize,
+        first: Option<usize>,
+        merge: bool,
+    },
     /// A mapping or sequence starts.
     Node { line: usize },
+    /// An alias; `repeated` is what every alias of the text so far repeats (see [`Expansion`]).
+    Alias { line: usize, repeated: u64 },
+}
+
+/// How a walk ended.
+enum Walked {
+    /// At the end of a document.
+    DocumentEnd,
+    /// At the end of the text.
+    StreamEnd,
+    /// The visitor stopped it.
+    Stopped,
+    /// At a syntax error (the parser proper reports it to the user).
+    Error(ScanError),
+}
+
+/// What a node costs each time an alias repeats it, beyond its scalars' bytes: about what one
+/// value takes in memory once read (a `serde_json::Value`, its map entry or string header).
+pub const NODE_BYTES: u64 = 64;
+
+/// The least the aliases of a text may repeat (see [`alias_budget`]).
+pub const MIN_ALIAS_BYTES: u64 = 16 << 20;
+
+/// What the aliases of `text` may repeat in all, counted as [`Expansion`] counts: as much as
+/// the text itself, and at least [`MIN_ALIAS_BYTES`]. An alias costs the parser nothing; the
+/// values it builds are copies, so this bounds the memory a text takes once read to about
+/// twice what a text of its size without aliases takes (and 16 MiB for a small one, such as a
+/// rule ConfigMap: far more than anchors for repeated settings need, far less than the
+/// webhook pod's memory).
+pub fn alias_budget(text: &str) -> u64 {
+    (text.len() as u64).max(MIN_ALIAS_BYTES)
+}
+
+/// The bytes aliases repeat: each anchored node's size (its scalars' bytes and [`NODE_BYTES`]
+/// for each node in it, aliases inside it expanded), summed over every alias that names it.
+/// serde_yaml_ng's own bound counts alias references, not their size, so one 1 MiB scalar
+/// named 8 000 times passes it.
+#[derive(Default)]
+struct Expansion {
+    /// Each anchored node's size, by anchor id (the parser's ids are unique in a whole text,
+    /// and an anchor defined again gets a new one).
+    anchored: HashMap<usize, u64>,
+    /// The size so far and the anchor id (0: none) of each open mapping or sequence.
+    open: Vec<(u64, usize)>,
+    /// What every alias so far repeats.
+    repeated: u64,
+}
+
+impl Expansion {
+    fn start(&mut self, anchor: usize) {
+        self.open.push((NODE_BYTES, anchor));
+    }
+
+    fn end(&mut self) {
+        if let Some((size, anchor)) = self.open.pop() {
+            self.node(size, anchor);
+        }
+    }
+
+    fn scalar(&mut self, len: usize, anchor: usize) {
+        self.node(NODE_BYTES.saturating_add(len as u64), anchor);
+    }
+
+    /// An alias of the node anchored as `id` (one still open, which names itself, counts 0:
+    /// the parser proper refuses it); returns what every alias so far repeats.
+    fn alias(&mut self, id: usize) -> u64 {
+        let size = self.anchored.get(&id).copied().unwrap_or(0);
+        self.repeated = self.repeated.saturating_add(size);
+        self.node(size, 0);
+        self.repeated
+    }
+
+    fn node(&mut self, size: u64, anchor: usize) {
+        if anchor != 0 {
+            self.anchored.insert(anchor, size);
+        }
+        if let Some((parent, _)) = self.open.last_mut() {
+            *parent = parent.saturating_add(size);
+        }
+    }
 }
 
 /// A key that a mapping repeats.
@@ -60,7 +147,7 @@ pub fn line_of(text: &str, path: &KeyPath) -> usize {
     let mut best = 0;
     let mut best_len = 0;
     walk(text, |frames, step| {
-        let (Step::Key { line, .. } | Step::Node { line }) = step;
+        let (Step::Key { line, .. } | Step::Node { line } | Step::Alias { line, .. }) = step;
         note(frames, path, line, &mut best, &mut best_len);
         ControlFlow::Continue(())
     });
@@ -72,13 +159,67 @@ pub fn line_of(text: &str, path: &KeyPath) -> usize {
 pub enum Flaw {
     /// A key that its mapping repeats.
     Duplicate(Duplicate),
-    /// A mapping or sequence nested deeper than [`MAX_DEPTH`], at this line: the YAML parser
-    /// proper takes minutes over a megabyte of `[[[…`, and no rules document nests like that.
+    /// A mapping or sequence nested deeper than the bound ([`MAX_DEPTH`] for rules), at this
+    /// line: the YAML parser proper takes minutes over a megabyte of `[[[…`, and no rules
+    /// document nests like that.
     TooDeep { line: usize },
+    /// The alias at this line takes what the text's aliases repeat past `bound` bytes
+    /// ([`alias_budget`]): a "billion laughs", or one big node named many times.
+    Aliases { line: usize, bound: u64 },
     /// A second document with content (after `---`), starting at this line: a rules file or
     /// ConfigMap key holds one document (SPEC §5). An empty one (a trailing `---`, perhaps
     /// with comments) is no flaw.
     SecondDocument { line: usize },
+}
+
+/// What a pre-walk found: the first flaw, the 1-based document it is in, and whether a merge
+/// key (a plain `<<`) came before it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Survey {
+    pub flaw: Option<Flaw>,
+    /// The document of the flaw (0 when there is none).
+    pub document: usize,
+    pub merges: bool,
+}
+
+/// The bounds a pre-walk holds a text to.
+struct Bounds {
+    depth: usize,
+    aliases: u64,
+}
+
+impl Bounds {
+    fn of(text: &str, depth: usize) -> Self {
+        Bounds {
+            depth,
+            aliases: alias_budget(text),
+        }
+    }
+
+    /// The flaw `step` (inside `frames`) is, noting a merge key in `merges`.
+    fn judge(&self, frames: &[Frame], step: Step, merges: &mut bool) -> Option<Flaw> {
+        match step {
+            Step::Key {
+                line,
+                first: Some(first_line),
+                ..
+            } => Some(Flaw::Duplicate(Duplicate {
+                path: KeyPath(current_path(frames)),
+                line,
+                first_line,
+            })),
+            Step::Key { merge, .. } => {
+                *merges |= merge;
+                None
+            }
+            Step::Node { line } if frames.len() >= self.depth => Some(Flaw::TooDeep { line }),
+            Step::Alias { line, repeated } if repeated > self.aliases => Some(Flaw::Aliases {
+                line,
+                bound: self.aliases,
+            }),
+            Step::Node { .. } | Step::Alias { .. } => None,
+        }
+    }
 }
 
 /// The deepest nesting a rules document may have (a trust policy's condition values, the
@@ -87,41 +228,79 @@ pub const MAX_DEPTH: usize = 64;
 
 /// The first flaw of `text`: a key that its mapping already has (YAML and JSON alike: every
 /// map of a rules document is keyed by strings, so `a`, `'a'` and `"a"` are one key), nesting
-/// deeper than [`MAX_DEPTH`], or a second document with content.
+/// deeper than [`MAX_DEPTH`], aliases past [`alias_budget`], or a second document with
+/// content.
 pub fn first_flaw(text: &str) -> Option<Flaw> {
-    let mut found = None;
+    survey_rules(text).flaw
+}
+
+/// [`first_flaw`], and whether the first document uses merge keys.
+pub fn survey_rules(text: &str) -> Survey {
+    let bounds = Bounds::of(text, MAX_DEPTH);
     let mut events = Parser::new_from_str(text);
-    let error = walk_events(&mut events, |frames, step| match step {
-        Step::Key {
-            line,
-            first: Some(first_line),
-        } => {
-            found = Some(Flaw::Duplicate(Duplicate {
-                path: KeyPath(current_path(frames)),
-                line,
-                first_line,
-            }));
-            ControlFlow::Break(())
-        }
-        Step::Node { line } if frames.len() >= MAX_DEPTH => {
-            found = Some(Flaw::TooDeep { line });
-            ControlFlow::Break(())
-        }
-        _ => ControlFlow::Continue(()),
+    let mut found = None;
+    let mut merges = false;
+    let walked = walk_events(&mut events, &mut Expansion::default(), |frames, step| {
+        found = bounds.judge(frames, step, &mut merges);
+        stop_at(&found)
     });
-    // The scanner looks ahead over `[[[…`: at its own bound (255 levels) it fails before the
-    // walk sees the nodes.
-    match error {
-        Some(e) if found.is_none() && e.info() == "recursion limit exceeded" => {
-            Some(Flaw::TooDeep {
-                line: e.marker().line(),
-            })
+    let flaw = match walked {
+        Walked::Error(e) => too_deep(&e),
+        Walked::Stopped => found,
+        Walked::DocumentEnd | Walked::StreamEnd => {
+            later_document(&mut events).map(|line| Flaw::SecondDocument { line })
         }
-        Some(_) => found,
-        None => {
-            found.or_else(|| later_document(&mut events).map(|line| Flaw::SecondDocument { line }))
-        }
+    };
+    Survey {
+        document: usize::from(flaw.is_some()),
+        flaw,
+        merges,
     }
+}
+
+/// The first flaw among every document of `text` (a file of Kubernetes objects): a repeated
+/// key, nesting deeper than `depth`, or aliases past [`alias_budget`] (counted over the whole
+/// text). A syntax error is left to the parser proper, unless it is the scanner's own depth
+/// bound.
+pub fn survey_stream(text: &str, depth: usize) -> Survey {
+    let bounds = Bounds::of(text, depth);
+    let mut events = Parser::new_from_str(text);
+    let mut expansion = Expansion::default();
+    let mut survey = Survey::default();
+    for document in 1.. {
+        let mut found = None;
+        let walked = walk_events(&mut events, &mut expansion, |frames, step| {
+            found = bounds.judge(frames, step, &mut survey.merges);
+            stop_at(&found)
+        });
+        let flaw = match walked {
+            Walked::DocumentEnd => continue,
+            Walked::StreamEnd => None,
+            Walked::Stopped => found,
+            Walked::Error(e) => too_deep(&e),
+        };
+        if flaw.is_some() {
+            survey.document = document;
+        }
+        survey.flaw = flaw;
+        break;
+    }
+    survey
+}
+
+fn stop_at(found: &Option<Flaw>) -> ControlFlow<()> {
+    match found {
+        Some(_) => ControlFlow::Break(()),
+        None => ControlFlow::Continue(()),
+    }
+}
+
+/// The scanner looks ahead over `[[[…`: at its own bound (255 levels) it fails before the walk
+/// sees the nodes. Any other syntax error the parser proper reports.
+fn too_deep(e: &ScanError) -> Option<Flaw> {
+    (e.info() == "recursion limit exceeded").then(|| Flaw::TooDeep {
+        line: e.marker().line(),
+    })
 }
 
 /// Whether the first document of `text` is a Kubernetes object (a mapping with `apiVersion`
@@ -174,51 +353,63 @@ fn later_document<'a>(
     None
 }
 
-/// Walks the first document of `text`, telling `visit` of every key and nested node with
-/// the frames around it; stops at the first syntax error, which it returns (the parser proper
-/// reports it to the user).
-fn walk(text: &str, visit: impl FnMut(&[Frame], Step) -> ControlFlow<()>) -> Option<ScanError> {
-    walk_events(&mut Parser::new_from_str(text), visit)
+/// Walks the first document of `text`, telling `visit` of every key, alias and nested node
+/// with the frames around it; stops at the first syntax error (the parser proper reports it to
+/// the user).
+fn walk(text: &str, visit: impl FnMut(&[Frame], Step) -> ControlFlow<()>) {
+    walk_events(
+        &mut Parser::new_from_str(text),
+        &mut Expansion::default(),
+        visit,
+    );
 }
 
-/// [`walk`] over events, leaving those after the first document's end unread.
+/// [`walk`] over events, from where they stand to the end of the document they are in (or of
+/// the text), leaving the later ones unread; `expansion` counts aliases across documents.
 fn walk_events<'a>(
     events: &mut impl Iterator<Item = Result<(Event<'a>, Span), ScanError>>,
+    expansion: &mut Expansion,
     mut visit: impl FnMut(&[Frame], Step) -> ControlFlow<()>,
-) -> Option<ScanError> {
+) -> Walked {
     let mut frames: Vec<Frame> = Vec::new();
     for item in events {
         let (event, span) = match item {
             Ok(item) => item,
-            Err(e) => return Some(e),
+            Err(e) => return Walked::Error(e),
         };
         let line = span.start.line();
         let step = match event {
-            Event::Scalar(value, ..) => match frames.last_mut() {
-                Some(Frame::Map {
-                    slot: slot @ Slot::Key,
-                    seen,
-                }) => {
-                    let key = value.into_owned();
-                    let first = match seen.entry(key.clone()) {
-                        Entry::Occupied(e) => Some(*e.get()),
-                        Entry::Vacant(e) => {
-                            e.insert(line);
-                            None
-                        }
-                    };
-                    *slot = Slot::Value(Some(key));
-                    Some(Step::Key { line, first })
+            Event::Scalar(value, style, anchor, _) => {
+                expansion.scalar(value.len(), anchor);
+                match frames.last_mut() {
+                    Some(Frame::Map {
+                        slot: slot @ Slot::Key,
+                        seen,
+                    }) => {
+                        let key = value.into_owned();
+                        let merge = style == ScalarStyle::Plain && key == "<<";
+                        let first = match seen.entry(key.clone()) {
+                            _ if merge => None,
+                            Entry::Occupied(e) => Some(*e.get()),
+                            Entry::Vacant(e) => {
+                                e.insert(line);
+                                None
+                            }
+                        };
+                        *slot = Slot::Value(Some(key));
+                        Some(Step::Key { line, first, merge })
+                    }
+                    _ => {
+                        advance(&mut frames);
+                        None
+                    }
                 }
-                _ => {
-                    advance(&mut frames);
-                    None
-                }
-            },
-            Event::MappingStart(..) | Event::SequenceStart(..) => {
+            }
+            Event::MappingStart(anchor, _) | Event::SequenceStart(anchor, _) => {
+                expansion.start(anchor);
                 let step = Step::Node { line };
                 if let ControlFlow::Break(()) = visit(&frames, step) {
-                    return None;
+                    return Walked::Stopped;
                 }
                 if let Some(Frame::Map {
                     slot: slot @ Slot::Key,
@@ -237,24 +428,27 @@ fn walk_events<'a>(
                 None
             }
             Event::MappingEnd | Event::SequenceEnd => {
+                expansion.end();
                 frames.pop();
                 advance(&mut frames);
                 None
             }
-            Event::Alias(_) => {
+            Event::Alias(id) => {
+                let repeated = expansion.alias(id);
                 advance(&mut frames);
-                None
+                Some(Step::Alias { line, repeated })
             }
-            Event::DocumentEnd => break,
+            Event::DocumentEnd => return Walked::DocumentEnd,
+            Event::StreamEnd => return Walked::StreamEnd,
             _ => None,
         };
         if let Some(step) = step {
             if let ControlFlow::Break(()) = visit(&frames, step) {
-                return None;
+                return Walked::Stopped;
             }
         }
     }
-    None
+    Walked::StreamEnd
 }
 
 /// Records `line` when the current node's path is a longer prefix of `target` than seen so far.
@@ -398,7 +592,7 @@ mod tests {
     fn first_duplicate(text: &str) -> Option<Duplicate> {
         match first_flaw(text)? {
             Flaw::Duplicate(d) => Some(d),
-            Flaw::TooDeep { .. } | Flaw::SecondDocument { .. } => None,
+            Flaw::TooDeep { .. } | Flaw::SecondDocument { .. } | Flaw::Aliases { .. } => None,
         }
     }
 
@@ -412,6 +606,127 @@ mod tests {
             .map(|i| format!("{}k{i}:\n", "  ".repeat(i)))
             .collect();
         assert!(matches!(first_flaw(&block), Some(Flaw::TooDeep { .. })));
+    }
+
+    /// `big: &b "<len bytes>"` then `refs: [*b, …]` `refs` times.
+    fn one_big_anchor(len: usize, refs: usize) -> String {
+        format!(
+            "big: &b \"{}\"\nrefs: [{}]\n",
+            "a".repeat(len),
+            vec!["*b"; refs].join(", ")
+        )
+    }
+
+    /// Nine aliases of the level below, `levels` times: 9^levels copies of `x`.
+    fn billion_laughs(levels: usize) -> String {
+        let mut text = String::from("l0: &l0 [x, x, x, x, x, x, x, x, x]\n");
+        for i in 1..=levels {
+            let refs = vec![format!("*l{}", i - 1); 9].join(", ");
+            text.push_str(&format!("l{i}: &l{i} [{refs}]\n"));
+        }
+        text
+    }
+
+    #[test]
+    fn aliases_are_bounded_by_the_bytes_they_repeat_not_by_their_count() {
+        let mib = 1 << 20;
+        let table: [(&str, String, Option<usize>); 6] = [
+            ("a few small aliases", one_big_anchor(10, 100), None),
+            (
+                "a 1 MiB scalar named 15 times",
+                one_big_anchor(mib, 15),
+                None,
+            ),
+            (
+                "a 1 MiB scalar named 17 times",
+                one_big_anchor(mib, 17),
+                Some(2),
+            ),
+            (
+                "a 1 MiB scalar named 8 000 times",
+                one_big_anchor(mib, 8_000),
+                Some(2),
+            ),
+            ("a billion laughs", billion_laughs(12), Some(6)),
+            ("laughs within the bound", billion_laughs(4), None),
+        ];
+        for (what, text, line) in table {
+            let found = match first_flaw(&text) {
+                Some(Flaw::Aliases { line, bound }) => {
+                    assert_eq!(bound, MIN_ALIAS_BYTES, "{what}");
+                    Some(line)
+                }
+                other => {
+                    assert_eq!(other, None, "{what}");
+                    None
+                }
+            };
+            assert_eq!(found, line, "{what}");
+        }
+    }
+
+    #[test]
+    fn the_alias_bound_grows_with_the_text_past_its_floor() {
+        let small = "a: 1\n";
+        let large = "#".repeat(20 << 20);
+        assert_eq!(alias_budget(small), MIN_ALIAS_BYTES);
+        assert_eq!(alias_budget(&large), 20 << 20);
+    }
+
+    #[test]
+    fn a_stream_is_surveyed_document_by_document() {
+        let bomb = one_big_anchor(1 << 20, 20);
+        let table: [(&str, String, Option<(usize, Flaw)>, bool); 6] = [
+            ("clean documents", "a: 1\n---\nb: 2\n".into(), None, false),
+            (
+                "a repeat in the second",
+                "a: 1\n---\nb: 2\nb: 3\n".into(),
+                Some((
+                    2,
+                    Flaw::Duplicate(Duplicate {
+                        path: KeyPath::root().key("b"),
+                        line: 4,
+                        first_line: 3,
+                    }),
+                )),
+                false,
+            ),
+            (
+                "deep nesting in the third",
+                format!("a: 1\n---\n---\nspec: {}", "[".repeat(1_000_000)),
+                Some((3, Flaw::TooDeep { line: 4 })),
+                false,
+            ),
+            (
+                "nesting within the bound",
+                format!("spec: {}{}\n", "[".repeat(100), "]".repeat(100)),
+                None,
+                false,
+            ),
+            (
+                "aliases in the second",
+                format!("a: 1\n---\n{bomb}"),
+                Some((
+                    2,
+                    Flaw::Aliases {
+                        line: 4,
+                        bound: MIN_ALIAS_BYTES,
+                    },
+                )),
+                false,
+            ),
+            (
+                "merge keys, each mapping's own",
+                "a: {<<: {x: 1}, <<: {y: 1}}\n---\nb: {'<<': 1}\n".into(),
+                None,
+                true,
+            ),
+        ];
+        for (what, text, flaw, merges) in table {
+            let survey = survey_stream(&text, 128);
+            let found = survey.flaw.map(|f| (survey.document, f));
+            assert_eq!((found, survey.merges), (flaw, merges), "{what}");
+        }
     }
 
     #[test]

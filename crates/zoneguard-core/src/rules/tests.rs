@@ -245,6 +245,62 @@ fn a_yaml_bomb_is_refused_not_expanded() {
 }
 
 #[test]
+fn one_big_anchor_named_many_times_is_refused_at_the_alias_that_crosses_the_bound() {
+    // serde_yaml_ng's own bound counts the aliases (8 000 pass it), not the 8 GB they repeat;
+    // a trust policy takes any value, so nothing else stops it.
+    let text = format!(
+        "irsa:\n  trustPolicies:\n    big: &b \"{}\"\n    arn:aws:iam::111122223333:role/a:\n      refs: [{}]\n",
+        "a".repeat(1 << 20),
+        vec!["*b"; 8_000].join(", ")
+    );
+    let e = one_error(&text);
+    assert_eq!((e.line, e.key.as_str()), (5, "(document)"), "{e:?}");
+    assert!(
+        e.message
+            .contains("aliases (*name) repeat more than 16 MiB"),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn merge_keys_apply_in_rules_as_in_manifests() {
+    let text = "namespaces:\n  team-a: &base\n    domainFilters: [a.example.com]\n  team-b:\n    <<: *base\n    excludeDomains: [x.a.example.com]\n";
+    let rules = RuleSet::parse("rules.yaml", text).unwrap_or_else(|e| panic!("{e:?}"));
+    let team_b = &rules.namespaces["team-b"];
+    assert!(team_b.matches("y.a.example.com"));
+    assert!(!team_b.matches("x.a.example.com"));
+}
+
+#[test]
+fn a_merged_document_errors_at_the_mapping_that_merges() {
+    let table: &[(&str, usize, &str, &str)] = &[
+        (
+            "base: &b {domainFilters: [a.com]}\nnamespaces: {a: {<<: *b}}\n",
+            1,
+            "base",
+            "unknown field",
+        ),
+        (
+            "namespaces:\n  team-b:\n    <<: {domainFilters: 7}\n",
+            2,
+            "namespaces.team-b.domainFilters",
+            "",
+        ),
+        (
+            "namespaces:\n  team-b:\n    <<: [1]\n",
+            2,
+            "namespaces.team-b.<<[0]",
+            "a merge key (<<) takes a mapping",
+        ),
+    ];
+    for (text, line, key, message) in table {
+        let e = one_error(text);
+        assert_eq!((e.line, e.key.as_str()), (*line, *key), "{text}: {e:?}");
+        assert!(e.message.contains(message), "{text}: {e:?}");
+    }
+}
+
+#[test]
 fn a_megabyte_of_nesting_is_refused_at_once_naming_its_line() {
     // The YAML parser proper would take minutes over it.
     let text = format!("domainFilters:\n  - {}", "[".repeat(1 << 20));
