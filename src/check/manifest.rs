@@ -5,6 +5,7 @@ use serde_json::Value;
 use std::fmt;
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use zoneguard_core::yaml;
 
 /// The UTF-8 byte order mark some Windows editors begin a file with; kubectl ignores it.
 const BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -152,26 +153,86 @@ pub fn read_bytes(file: &str, bytes: &[u8], out: &mut Vec<Object>, errors: &mut 
             return;
         }
     };
+    // Before the parser proper: it keeps the last of a repeated key, takes minutes over deep
+    // nesting, and builds every copy aliases make.
+    let survey = yaml::survey_stream(text, yaml::MANIFEST_MAX_DEPTH);
+    if let Some(flaw) = &survey.flaw {
+        errors.push(flaw_error(file, survey.document, flaw));
+        return;
+    }
     for (i, doc) in serde_yaml_ng::Deserializer::from_str(text).enumerate() {
-        match Value::deserialize(doc) {
-            Ok(value) => push_object(file, &format!("document {}", i + 1), value, out, errors),
+        let place = format!("document {}", i + 1);
+        match document_value(doc, survey.merges) {
+            Ok(value) => push_object(file, &place, value, out, errors),
             Err(e) => {
-                let line = e.location().map(|l| l.line());
-                let message = e.to_string();
-                let message = message
-                    .split(" at line ")
-                    .next()
-                    .unwrap_or(&message)
-                    .to_string();
                 errors.push(error(
                     file,
-                    line,
-                    format!("not valid YAML or JSON (document {}): {message}", i + 1),
+                    e.line,
+                    format!("not valid YAML or JSON ({place}): {}", e.message),
                 ));
                 return;
             }
         }
     }
+}
+
+/// Why one document could not be read, and where.
+struct DocumentError {
+    line: Option<usize>,
+    message: String,
+}
+
+/// One document as JSON; with `merges`, its merge keys (`<<`) applied as kubectl applies them.
+fn document_value(
+    doc: serde_yaml_ng::Deserializer<'_>,
+    merges: bool,
+) -> Result<Value, DocumentError> {
+    if !merges {
+        return Value::deserialize(doc).map_err(|e| yaml_error(&e));
+    }
+    let value = serde_yaml_ng::Value::deserialize(doc).map_err(|e| yaml_error(&e))?;
+    let merged = yaml::apply_merges(value).map_err(|e| DocumentError {
+        line: None,
+        message: e.to_string(),
+    })?;
+    Value::deserialize(merged).map_err(|e| yaml_error(&e))
+}
+
+fn yaml_error(e: &serde_yaml_ng::Error) -> DocumentError {
+    let message = e.to_string();
+    DocumentError {
+        line: e.location().map(|l| l.line()),
+        message: message
+            .split(" at line ")
+            .next()
+            .unwrap_or(&message)
+            .to_string(),
+    }
+}
+
+/// What the pre-walk found, as an error at its line.
+fn flaw_error(file: &str, document: usize, flaw: &yaml::Flaw) -> InputError {
+    let (line, message) = match flaw {
+        yaml::Flaw::Duplicate(d) => (
+            d.line,
+            format!(
+                "duplicate key {} (at {}), already set on line {}: kubectl refuses it, and a YAML parser would keep only the last; write each key once",
+                d.key(),
+                d.path,
+                d.first_line
+            ),
+        ),
+        yaml::Flaw::TooDeep { line } => (
+            *line,
+            format!(
+                "nested more than {} levels deep; no Kubernetes object nests like that",
+                yaml::MANIFEST_MAX_DEPTH
+            ),
+        ),
+        yaml::Flaw::Aliases { line, bound } => (*line, yaml::aliases_message(*bound)),
+        yaml::Flaw::SecondDocument { line } => (*line, "a second document".to_string()),
+    };
+    error(file, Some(line), format!("document {document}: {message}"))
 }
 
 /// Adds the object `value`, read at `place` of `file` ("document 2", "document 2, items[3]"),
@@ -187,9 +248,12 @@ fn push_object(
         Value::Null => {}
         Value::Object(mut map) => {
             let kind = map.get("kind").and_then(Value::as_str).unwrap_or_default();
-            let list = kind.ends_with("List") && map.get("items").is_some_and(Value::is_array);
+            let items = map.get("items").filter(|_| kind.ends_with("List"));
             let object = !kind.is_empty() && map.get("apiVersion").is_some_and(Value::is_string);
-            if list {
+            if let Some(items) = items.filter(|items| !items.is_array() && !items.is_null()) {
+                let what = described(items);
+                errors.push(error(file, None, format!("{place}: the items of a {kind} are {what}, not a list; kubectl would refuse it")));
+            } else if items.is_some() {
                 if let Some(Value::Array(items)) = map.remove("items") {
                     for (i, item) in items.into_iter().enumerate() {
                         push_object(file, &format!("{place}, items[{i}]"), item, out, errors);
@@ -209,6 +273,16 @@ fn push_object(
             None,
             format!("{place} is not a Kubernetes object (a mapping with apiVersion and kind)"),
         )),
+    }
+}
+
+/// A value's kind, for a message.
+fn described(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) | Value::Number(_) | Value::String(_) => "a scalar",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "a mapping",
     }
 }
 
@@ -280,6 +354,92 @@ mod tests {
         }
         let (_, errors) = read(&text);
         assert_eq!(errors.len(), 1, "a billion-laughs document must be refused");
+    }
+
+    #[test]
+    fn what_would_make_the_parser_slow_or_huge_is_refused_at_its_document_and_line() {
+        let head = "apiVersion: v1\nkind: Service\nmetadata: {name: a}\n";
+        let big = format!(
+            "{head}big: &b \"{}\"\nrefs: [{}]\n",
+            "a".repeat(1 << 20),
+            vec!["*b"; 8_000].join(", ")
+        );
+        let table: [(&str, String, usize, &str); 4] = [
+            (
+                "one 1 MiB anchor named 8 000 times",
+                format!("{head}---\n{big}"),
+                9,
+                "document 2: its aliases (*name) repeat more than 16 MiB",
+            ),
+            (
+                "a million levels of nesting",
+                format!("{head}spec: {}", "[".repeat(1_000_000)),
+                4,
+                "document 1: nested more than 128 levels deep",
+            ),
+            (
+                "deep nesting in block style",
+                (0..130)
+                    .map(|i| format!("{}k{i}:\n", "  ".repeat(i)))
+                    .collect(),
+                129,
+                "document 1: nested more than 128 levels deep",
+            ),
+            (
+                "a repeated key",
+                format!("{head}spec:\n  type: ClusterIP\n  type: LoadBalancer\n"),
+                6,
+                "document 1: duplicate key `type` (at spec.type), already set on line 5",
+            ),
+        ];
+        for (what, text, line, message) in table {
+            let (objects, errors) = read(&text);
+            assert!(objects.is_empty(), "{what}");
+            assert_eq!(errors.len(), 1, "{what}: {errors:?}");
+            assert_eq!(errors[0].line, Some(line), "{what}: {errors:?}");
+            assert!(errors[0].message.starts_with(message), "{what}: {errors:?}");
+        }
+    }
+
+    #[test]
+    fn merge_keys_are_applied_as_kubectl_applies_them() {
+        let text = "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: a}\nspec: {<<: {rules: [{host: shop.other.org}]}}\n---\napiVersion: v1\nkind: Service\nmetadata: &m {name: b}\nspec: {<<: [{type: LoadBalancer}, {type: ClusterIP}]}\n";
+        let (objects, errors) = read(text);
+        assert!(errors.is_empty(), "{errors:?}");
+        let got: Vec<&Value> = objects.iter().map(|o| &o.value["spec"]).collect();
+        assert_eq!(
+            got,
+            [
+                &serde_json::json!({"rules": [{"host": "shop.other.org"}]}),
+                &serde_json::json!({"type": "LoadBalancer"}),
+            ]
+        );
+        let (_, errors) = read("apiVersion: v1\nkind: Service\nspec: {<<: [x]}\n");
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert_eq!(errors[0].message, "not valid YAML or JSON (document 1): spec.<<[0]: a merge key (<<) takes a mapping, an alias of one, or a list of them, not a scalar");
+    }
+
+    #[test]
+    fn the_items_of_a_list_must_be_a_list() {
+        let table: [(&str, usize, Option<&str>); 4] = [
+            ("items: []", 0, None),
+            ("items: ~", 0, None),
+            (
+                "items: {a: 1}",
+                0,
+                Some("document 1: the items of a List are a mapping, not a list; kubectl would refuse it"),
+            ),
+            ("items: x", 0, Some("document 1: the items of a List are a scalar, not a list; kubectl would refuse it")),
+        ];
+        for (items, objects, message) in table {
+            let (got, errors) = read(&format!("apiVersion: v1\nkind: List\n{items}\n"));
+            let errors: Vec<&str> = errors.iter().map(|e| e.message.as_str()).collect();
+            assert_eq!(
+                (got.len(), errors),
+                (objects, Vec::from_iter(message)),
+                "{items}"
+            );
+        }
     }
 
     #[test]
