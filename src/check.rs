@@ -132,7 +132,7 @@ fn check_objects(
     let mut outcome = Outcome::default();
     for object in objects {
         let meta = Meta::of(object, default_ns);
-        if let Err(e) = annotations_are_strings(&object.value) {
+        if let Err(e) = metadata_is_usable(&object.value) {
             errors.push(InputError {
                 file: object.file.clone(),
                 line: None,
@@ -222,13 +222,47 @@ impl Meta {
         let text = |p: &str| v.pointer(p).and_then(Value::as_str).map(str::to_string);
         Meta {
             kind: v["kind"].as_str().unwrap_or_default().to_string(),
-            namespace: text("/metadata/namespace").unwrap_or_else(|| default_ns.to_string()),
+            // An empty namespace is no namespace, as kubectl reads it.
+            namespace: text("/metadata/namespace")
+                .filter(|ns| !ns.is_empty())
+                .unwrap_or_else(|| default_ns.to_string()),
             name: text("/metadata/name").unwrap_or_default(),
             generate_name: text("/metadata/generateName").unwrap_or_default(),
             api_version,
             group,
             version,
         }
+    }
+}
+
+/// The metadata zoneguard reads has the shape the API server's schema requires: a mapping,
+/// whose `name`, `namespace` and `generateName` are strings and whose annotations are strings
+/// (`null` counts as absent).
+fn metadata_is_usable(object: &Value) -> Result<(), String> {
+    match object.get("metadata") {
+        None | Some(Value::Null | Value::Object(_)) => {}
+        Some(other) => {
+            return Err(format!(
+                "metadata is {}, not a mapping; Kubernetes would refuse the object",
+                shown(other)
+            ))
+        }
+    }
+    for field in ["name", "namespace", "generateName"] {
+        match object.pointer(&format!("/metadata/{field}")) {
+            None | Some(Value::Null | Value::String(_)) => {}
+            Some(other) => return Err(format!("metadata.{field} is {}, not a string; Kubernetes would refuse the object (quote it)", shown(other))),
+        }
+    }
+    annotations_are_strings(object)
+}
+
+/// A value as a message shows it: scalars as written, collections by their kind.
+fn shown(value: &Value) -> String {
+    match value {
+        Value::Array(_) => "a list".to_string(),
+        Value::Object(_) => "a mapping".to_string(),
+        other => other.to_string(),
     }
 }
 
@@ -303,4 +337,67 @@ fn merge(mutated: admission::Decision, validated: admission::Decision) -> admiss
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn metadata_of_the_wrong_shape_is_unusable_and_names_the_field() {
+        let table: &[(&str, Option<&str>)] = &[
+            (r#"{}"#, None),
+            (r#"{"metadata": null}"#, None),
+            (r#"{"metadata": {"name": "a", "namespace": null}}"#, None),
+            (
+                r#"{"metadata": "x"}"#,
+                Some(r#"metadata is "x", not a mapping"#),
+            ),
+            (
+                r#"{"metadata": [1]}"#,
+                Some("metadata is a list, not a mapping"),
+            ),
+            (
+                r#"{"metadata": {"name": 7}}"#,
+                Some("metadata.name is 7, not a string"),
+            ),
+            (
+                r#"{"metadata": {"namespace": true}}"#,
+                Some("metadata.namespace is true, not a string"),
+            ),
+            (
+                r#"{"metadata": {"generateName": {"a": 1}}}"#,
+                Some("metadata.generateName is a mapping, not a string"),
+            ),
+            (
+                r#"{"metadata": {"annotations": {"a": 1}}}"#,
+                Some(r#"metadata.annotations["a"] is 1, not a string"#),
+            ),
+        ];
+        for (json, want) in table {
+            let value: Value = serde_json::from_str(json).expect("json");
+            let got = metadata_is_usable(&value).err();
+            match (got, want) {
+                (None, None) => {}
+                (Some(got), Some(want)) => assert!(got.starts_with(want), "{json}: {got}"),
+                (got, want) => panic!("{json}: got {got:?}, want {want:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn an_empty_namespace_is_the_default_one() {
+        let table = [
+            (r#"{"metadata": {"namespace": ""}}"#, "team-a"),
+            (r#"{"metadata": {}}"#, "team-a"),
+            (r#"{"metadata": {"namespace": "b"}}"#, "b"),
+        ];
+        for (json, want) in table {
+            let object = Object {
+                file: "t.yaml".to_string(),
+                value: serde_json::from_str(json).expect("json"),
+            };
+            assert_eq!(Meta::of(&object, "team-a").namespace, want, "{json}");
+        }
+    }
 }
