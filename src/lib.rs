@@ -7,3 +7,4 @@ pub mod configmaps;
 pub mod iam;
 pub mod inject_condition;
 pub mod serve;
+pub mod text_file;

@@ -697,3 +697,151 @@ fn objects_without_a_hostname_are_judged_on_the_names_the_fqdn_template_makes() 
     );
     assert_eq!(results[3]["violations"][0]["value"], "lb.shop.example.org");
 }
+
+/// `big: &b "<1 MiB>"` then 8 000 aliases of it: 8 GB once read, unless refused.
+fn one_big_anchor_named_8000_times() -> String {
+    format!(
+        "big: &b \"{}\"\nrefs: [{}]\n",
+        "a".repeat(1 << 20),
+        vec!["*b"; 8_000].join(", ")
+    )
+}
+
+#[test]
+fn manifests_that_would_be_slow_or_huge_to_read_or_that_kubectl_refuses_exit_2_naming_the_line() {
+    let head = "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: web}\n";
+    let table: [(&str, String, &str); 7] = [
+        (
+            "a big anchor named 8 000 times",
+            format!("{head}{}", one_big_anchor_named_8000_times()),
+            "-:5: document 1: its aliases (*name) repeat more than 16 MiB",
+        ),
+        (
+            "a billion laughs",
+            format!(
+                "{head}a: &a [x, x, x, x, x, x, x, x, x]\n{}",
+                (0..12)
+                    .map(|i| format!(
+                        "a{i}: &a{i} [{}]\n",
+                        vec![
+                            if i == 0 {
+                                "*a".to_string()
+                            } else {
+                                format!("*a{}", i - 1)
+                            };
+                            9
+                        ]
+                        .join(", ")
+                    ))
+                    .collect::<String>()
+            ),
+            "document 1: its aliases (*name) repeat more than 16 MiB",
+        ),
+        (
+            "a million levels of nesting",
+            format!("{head}spec: {}", "[".repeat(1_000_000)),
+            "-:4: document 1: nested more than 128 levels deep",
+        ),
+        (
+            "a repeated key",
+            format!("{head}spec:\n  rules: []\n  rules: [{{host: shop.other.org}}]\n"),
+            "-:6: document 1: duplicate key `rules` (at spec.rules), already set on line 5",
+        ),
+        (
+            "a List whose items are a mapping",
+            "apiVersion: v1\nkind: List\nitems: {a: 1}\n".to_string(),
+            "-: document 1: the items of a List are a mapping, not a list",
+        ),
+        (
+            "a name that is not a string",
+            "apiVersion: v1\nkind: Service\nmetadata: {name: 7}\n".to_string(),
+            "metadata.name is 7, not a string",
+        ),
+        (
+            "metadata that is not a mapping",
+            "apiVersion: v1\nkind: Service\nmetadata: [a]\n".to_string(),
+            "metadata is a list, not a mapping",
+        ),
+    ];
+    for (what, manifests, want) in table {
+        let out = zoneguard(
+            &["check", "--rules", RULES, "-"],
+            Some(manifests.as_bytes()),
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{what}: {err}");
+        assert!(err.contains(want), "{what}: {want:?} not in:\n{err}");
+    }
+}
+
+#[test]
+fn rules_files_that_would_be_slow_or_huge_to_read_exit_2_naming_file_and_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bomb = format!(
+        "irsa:\n  trustPolicies:\n    arn:aws:iam::111122223333:role/a:\n{}",
+        one_big_anchor_named_8000_times()
+            .lines()
+            .map(|l| format!("      {l}\n"))
+            .collect::<String>()
+    );
+    let configmap = format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: r, labels: {{zoneguard.io/rules: \"true\"}}}}\ndata: {{rules.yaml: '{{}}'}}\nspec: {}",
+        "[".repeat(1_000_000)
+    );
+    let file = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).expect("write rules");
+        path.display().to_string()
+    };
+    let table: [(&str, String, &str); 3] = [
+        (
+            "aliases under a trust policy",
+            file("bomb.yaml", &bomb),
+            "bomb.yaml:5: (document): its aliases (*name) repeat more than 16 MiB",
+        ),
+        (
+            "a rule ConfigMap nested a million levels",
+            file("configmap.yaml", &configmap),
+            "configmap.yaml:5: document 1: nested more than 128 levels deep",
+        ),
+        (
+            "a file with no end",
+            "/dev/zero".to_string(),
+            "rules: /dev/zero: larger than 64 MiB",
+        ),
+    ];
+    for (what, rules, want) in table {
+        let out = zoneguard(&["check", "--rules", &rules, "-"], Some(b"{}"));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{what}: {err}");
+        assert!(err.contains(want), "{what}: {want:?} not in:\n{err}");
+    }
+}
+
+#[test]
+fn merge_keys_are_checked_as_kubectl_sends_them() {
+    let ingress = "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: web, namespace: team-a}\nspec: {<<: {rules: [{host: shop.other.org}]}}\n";
+    let (code, stderr, results) = check_json(RULES, ingress);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert_eq!(results[0]["violations"][0]["value"], "shop.other.org");
+}
+
+#[test]
+fn an_empty_namespace_is_the_namespace_given_by_flag() {
+    let ingress = "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: web, namespace: \"\"}\nspec: {rules: [{host: a.team-a.example.com}]}\n";
+    let out = zoneguard(
+        &[
+            "check",
+            "--rules",
+            RULES,
+            "--namespace",
+            "team-a",
+            "--output",
+            "json",
+            "-",
+        ],
+        Some(ingress.as_bytes()),
+    );
+    assert_exit(&out, 0);
+    assert_eq!(json_of(&out)["results"][0]["namespace"], "team-a");
+}

@@ -11,7 +11,7 @@ use zoneguard_core::yaml;
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// Largest input file read (a guard against reading a disk image by mistake).
-const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
+const MAX_FILE_BYTES: u64 = zoneguard::text_file::MAX_BYTES;
 
 /// One object and the file it came from.
 #[derive(Debug, Clone)]

@@ -4,6 +4,7 @@
 use super::manifest::{self, Object};
 use serde_json::Value;
 use std::collections::BTreeMap;
+use std::path::Path;
 use zoneguard_core::admission::{is_rules_configmap, rules_text, RULES_KEY, RULES_LABEL};
 use zoneguard_core::rules;
 use zoneguard_core::tree::Node;
@@ -32,10 +33,10 @@ pub fn read_all(paths: &[String]) -> RuleTexts {
     // Where each ConfigMap was read: the cluster holds one object of a name.
     let mut seen: BTreeMap<(String, String), String> = BTreeMap::new();
     for path in paths {
-        let text = match std::fs::read_to_string(path) {
+        let text = match zoneguard::text_file::read(Path::new(path)) {
             Ok(text) => text,
             Err(e) => {
-                out.errors.push(format!("{path}: cannot read: {e}"));
+                out.errors.push(format!("{path}: {e}"));
                 continue;
             }
         };

@@ -147,12 +147,12 @@ impl FileRules {
         let mut texts = Vec::with_capacity(self.paths.len());
         let mut problems = Vec::new();
         for path in &self.paths {
-            match std::fs::read_to_string(path) {
+            match crate::text_file::read(path) {
                 Ok(text) => match rules::empty_file_problem(&text) {
                     None => texts.push(text),
                     Some(why) => problems.push(format!("{}: {why}", path.display())),
                 },
-                Err(e) => problems.push(format!("{}: cannot read: {e}", path.display())),
+                Err(e) => problems.push(format!("{}: {e}", path.display())),
             }
         }
         if problems.is_empty() {
