@@ -673,10 +673,13 @@ mod tests {
         assert_eq!(alias_budget(&large), 20 << 20);
     }
 
+    /// A case of a stream survey: what it is, the text, its flaw and document, whether it merges.
+    type StreamCase = (&'static str, String, Option<(usize, Flaw)>, bool);
+
     #[test]
     fn a_stream_is_surveyed_document_by_document() {
         let bomb = one_big_anchor(1 << 20, 20);
-        let table: [(&str, String, Option<(usize, Flaw)>, bool); 6] = [
+        let table: [StreamCase; 6] = [
             ("clean documents", "a: 1\n---\nb: 2\n".into(), None, false),
             (
                 "a repeat in the second",
