@@ -2,6 +2,7 @@
 //! hostname of its own, parsed with external-dns's functions and run on the object as Go sees
 //! it ([`go_object`]).
 
+mod budget;
 mod functions;
 mod go_object;
 mod syntax;
@@ -9,9 +10,10 @@ mod syntax;
 mod tests;
 
 use crate::tree::Node;
-use gotmpl::Template;
+use gotmpl::{Template, TemplateError, Value};
 use std::fmt;
 use std::sync::Arc;
+use thiserror::Error;
 
 /// The sources a template is bound to, by external-dns's source names (its `isSource`), that
 /// zoneguard runs templates for.
@@ -24,6 +26,29 @@ const SOURCES: [&str; 7] = [
     "gateway-tcproute",
     "gateway-udproute",
 ];
+
+/// The kind of object each of [`SOURCES`] reads.
+const KINDS: [&str; 7] = [
+    "Ingress",
+    "Service",
+    "HTTPRoute",
+    "GRPCRoute",
+    "TLSRoute",
+    "TCPRoute",
+    "UDPRoute",
+];
+
+/// Why a template is refused with the rules.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ParseError {
+    /// external-dns refuses it too: the parser's message.
+    #[error("{0}")]
+    Syntax(String),
+    /// It passes a bound of zoneguard's ([`MAX_OUTPUT`], or what its functions may read and
+    /// build) on an object with only a name and a namespace, so it would on any object.
+    #[error("run on an object of kind {kind} with only a name and a namespace: {why}")]
+    Unbounded { kind: &'static str, why: String },
+}
 
 /// The parsed `--fqdn-template` values, once per source they may be run for (in the order of
 /// [`SOURCES`]).
@@ -49,8 +74,10 @@ impl PartialEq for FqdnTemplate {
 
 impl FqdnTemplate {
     /// Parses `templates` as external-dns parses its `--fqdn-template` flags: joined with
-    /// commas into one template; `None` when they are all blank. The error is the parser's.
-    pub fn parse(templates: &[String]) -> Result<Option<Self>, String> {
+    /// commas into one template; `None` when they are all blank. The error is the parser's,
+    /// or says which of zoneguard's bounds the template passes on an object with nothing in
+    /// it but a name and a namespace (it is run once on one of each kind).
+    pub fn parse(templates: &[String]) -> Result<Option<Self>, ParseError> {
         let text = templates.join(",");
         if text.trim().is_empty() {
             return Ok(None);
@@ -62,7 +89,7 @@ impl FqdnTemplate {
                 .parse(one)
                 .map_err(|e| e.to_string())
                 .and_then(|_| syntax::check(one, &functions::NAMES))
-                .map_err(|e| format!("[{i}] {one:?}: {e}"))?;
+                .map_err(|e| ParseError::Syntax(format!("[{i}] {one:?}: {e}")))?;
         }
         let bound = SOURCES
             .iter()
@@ -72,13 +99,37 @@ impl FqdnTemplate {
                     .parse(&text)
                     .map_err(|e| e.to_string())
             })
-            .collect::<Result<Vec<_>, _>>()?;
-        let roots = syntax::check(&text, &functions::NAMES)?;
-        Ok(Some(Self {
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(ParseError::Syntax)?;
+        let roots = syntax::check(&text, &functions::NAMES).map_err(ParseError::Syntax)?;
+        let template = Self {
             text: text.into(),
             bound: bound.into(),
             roots: Arc::new(roots),
-        }))
+        };
+        template.dry_run()?;
+        Ok(Some(template))
+    }
+
+    /// Runs the template once on an object of each kind with only a name and a namespace:
+    /// refused if it passes one of zoneguard's bounds there, since it then passes them on
+    /// every object. Another failure depends on what the object holds, so it is not refused.
+    fn dry_run(&self) -> Result<(), ParseError> {
+        for (index, kind) in KINDS.iter().enumerate() {
+            let object = serde_json::json!({"kind": kind,
+                "metadata": {"name": "name", "namespace": "namespace"}});
+            let data = go_object::value(kind, "namespace", &Node::from(&object), &self.roots);
+            match self.run(index, &data) {
+                Err(e @ (RunError::Output | RunError::Work(_))) => {
+                    return Err(ParseError::Unbounded {
+                        kind,
+                        why: e.to_string(),
+                    })
+                }
+                Ok(_) | Err(RunError::Failed(_)) => {}
+            }
+        }
+        Ok(())
     }
 
     /// The templates as written, joined with commas.
@@ -96,18 +147,10 @@ impl FqdnTemplate {
         namespace: &str,
         object: &Node<'_>,
     ) -> Result<Vec<String>, String> {
-        let index = source_index(kind);
         let data = go_object::value(kind, namespace, object, &self.roots);
-        let mut out = Capped(String::new());
-        self.bound[index]
-            .execute_fmt(&mut out, &data)
-            .map_err(|e| match e {
-                gotmpl::TemplateError::Write => {
-                    format!("its output passes {MAX_OUTPUT} bytes, far more than any list of names")
-                }
-                e => e.to_string(),
-            })?;
-        let out = out.0;
+        let out = self
+            .run(source_index(kind), &data)
+            .map_err(|e| e.to_string())?;
         let mut names: Vec<String> = out
             .split(',')
             .map(|name| {
@@ -120,6 +163,35 @@ impl FqdnTemplate {
         names.dedup();
         Ok(names)
     }
+
+    /// The output of the template bound to [`SOURCES`]`[index]` on `data`, within zoneguard's
+    /// bounds.
+    fn run(&self, index: usize, data: &Value) -> Result<String, RunError> {
+        let Some(template) = self.bound.get(index) else {
+            return Ok(String::new());
+        };
+        let mut out = Capped(String::new());
+        let (result, spent) = budget::within(|| template.execute_fmt(&mut out, data));
+        match result {
+            Ok(()) => Ok(out.0),
+            Err(TemplateError::Write) => Err(RunError::Output),
+            Err(e) if spent => Err(RunError::Work(e.to_string())),
+            Err(e) => Err(RunError::Failed(e.to_string())),
+        }
+    }
+}
+
+/// Why a run of a template made no names.
+#[derive(Debug, Error)]
+enum RunError {
+    #[error("its output passes {MAX_OUTPUT} bytes, far more than any list of names")]
+    Output,
+    /// A function would have passed the run's budget ([`budget::MAX_WORK`]).
+    #[error("{0}")]
+    Work(String),
+    /// The template failed on the object, as Go's would.
+    #[error("{0}")]
+    Failed(String),
 }
 
 /// The most a template may write for one object. Go sets no bound, but names are at most 253

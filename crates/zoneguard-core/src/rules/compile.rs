@@ -11,7 +11,7 @@ use crate::annotation;
 use crate::arn::RoleArn;
 use crate::filter::{DomainFilter, FilterError, FilterSpec};
 use crate::selector::Selector;
-use crate::template::FqdnTemplate;
+use crate::template::{FqdnTemplate, ParseError};
 use crate::trust::TrustPolicy;
 use std::collections::BTreeMap;
 
@@ -168,10 +168,11 @@ fn fqdn_template(
     let text = text?;
     FqdnTemplate::parse(&[text.to_string()])
         .map_err(|why| {
-            errors.push(CompileError::new(
-                base.key("fqdnTemplate"),
-                format!("{text:?} is not a Go template external-dns accepts ({why}); external-dns refuses to start with it"),
-            ));
+            let message = match why {
+                ParseError::Syntax(why) => format!("{text:?} is not a Go template external-dns accepts ({why}); external-dns refuses to start with it"),
+                unbounded @ ParseError::Unbounded { .. } => format!("{text:?} passes a bound of zoneguard's ({unbounded}), so zoneguard would refuse every object it names"),
+            };
+            errors.push(CompileError::new(base.key("fqdnTemplate"), message));
         })
         .ok()
         .flatten()

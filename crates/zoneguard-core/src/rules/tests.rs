@@ -173,6 +173,28 @@ fn errors_name_the_key_and_the_line() {
 }
 
 #[test]
+fn an_fqdn_template_that_builds_past_the_budget_on_any_object_is_refused_with_the_rules() {
+    // The audit's rules: 577 bytes that loaded, then aborted the process on the first Service.
+    let a = "a".repeat(60);
+    let text = format!(
+        "domainFilters: [example.com]\nsources:\n  fqdnTemplate: '{{{{$s := \"{a}\"}}}}{{{{$x := replace \"a\" \"{a}\" $s}}}}{{{{$y := replace \"a\" \"{a}\" $x}}}}{{{{$z := replace \"a\" \"{a}\" $y}}}}{{{{$w := replace \"a\" \"{a}\" $z}}}}{{{{$v := replace \"a\" \"{a}\" $w}}}}x.example.com'\n"
+    );
+    assert_eq!(text.len(), 577);
+    let e = one_error(&text);
+    assert_eq!((e.key.as_str(), e.line), ("sources.fqdnTemplate", 3), "{e}");
+    let want = "passes a bound of zoneguard's (run on an object of kind Ingress with only a name and a namespace: execution error: replace: the template would read and build more than 16 MiB (16777216 bytes)";
+    assert!(e.message.contains(want), "{e}");
+    assert!(
+        e.message
+            .ends_with("so zoneguard would refuse every object it names"),
+        "{e}"
+    );
+    let fine =
+        "sources: {fqdnTemplate: '{{replace \"-\" \".\" .Name | printf \"%s.example.com\"}}'}\n";
+    assert!(RuleSet::parse("r", fine).is_ok());
+}
+
+#[test]
 fn a_malformed_trust_policy_is_refused_with_its_arn() {
     let text =
         "irsa:\n  trustPolicies:\n    arn:aws:iam::111122223333:role/x: '{\"Statement\": 5'\n";

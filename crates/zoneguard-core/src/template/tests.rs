@@ -105,11 +105,14 @@ fn templates_external_dns_refuses_are_refused_with_the_parser_message() {
     ];
     for (template, want) in table {
         let err = FqdnTemplate::parse(&[template.to_string()]).expect_err(template);
-        assert!(err.contains(want), "{template}: {err}");
+        assert!(
+            matches!(&err, super::ParseError::Syntax(e) if e.contains(want)),
+            "{template}: {err}"
+        );
     }
     let several = ["{{.Name}}".to_string(), "{{.Name".to_string()];
     let err = FqdnTemplate::parse(&several).expect_err("second");
-    assert!(err.starts_with(r#"[1] "{{.Name": "#), "{err}");
+    assert!(err.to_string().starts_with(r#"[1] "{{.Name": "#), "{err}");
 }
 
 #[test]
@@ -195,5 +198,144 @@ fn the_view_built_for_what_a_template_reads_names_as_the_whole_view_does() {
                 .is_ok_and(|n| !n.is_empty()),
             "{text}"
         );
+    }
+}
+
+/// The audit's template: five `replace`s, each making 60 letters of every `a` of `start`
+/// (here a backslash and 59 `a`s, which `js` doubles).
+fn replace_bomb(start: &str) -> String {
+    let sixty = "a".repeat(60);
+    let mut t = format!("{{{{$s := {start}}}}}");
+    for (var, from) in [("x", "s"), ("y", "x"), ("z", "y"), ("w", "z"), ("v", "w")] {
+        t.push_str(&format!(
+            r#"{{{{${var} := replace "a" "{sixty}" ${from}}}}}"#
+        ));
+    }
+    t + "x.example.com"
+}
+
+/// What the bombs start from.
+fn start() -> String {
+    format!("\\{}", "a".repeat(59))
+}
+
+/// `piece` `times` times after `start`.
+fn repeated(start: &str, piece: &str, times: usize) -> String {
+    format!("{start}{}x.example.com", piece.repeat(times))
+}
+
+/// Templates that build past the budget from `start` (a Go expression), each with the
+/// function that is refused: growth that compounds, or one function on a value as big as the
+/// budget has room for (`$z`, 13 MB of the 16 MiB).
+fn bombs(start: &str) -> Vec<(String, &'static str)> {
+    let sixty = format!("{:?}", "a".repeat(60));
+    let set = format!("{{{{$a := {start}}}}}");
+    let big = replace_bomb(start)
+        .split("{{$w")
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    let mut table = vec![
+        (replace_bomb(start), "replace"),
+        (
+            repeated(&set, r#"{{$a = printf "%s%s%s%s" $a $a $a $a}}"#, 14),
+            "printf",
+        ),
+        (repeated(&set, "{{$a = print $a $a $a $a}}", 14), "print"),
+        (
+            format!(
+                "{{{{{start}{}}}}}x.example.com",
+                format!(r#" | replace "a" {sixty}"#).repeat(6)
+            ),
+            "replace",
+        ),
+        (format!("{{{{{start}{}}}}}", " | js".repeat(30)), "js"),
+    ];
+    let on_big = [
+        ("{{$b := slice $z 1}}", "slice"),
+        ("{{html $z}}", "html"),
+        ("{{js $z}}", "js"),
+        ("{{urlquery $z}}", "urlquery"),
+        (r#"{{printf "%s" $z}}"#, "printf"),
+        ("{{print $z}}", "print"),
+        ("{{trim $z}}", "trim"),
+        ("{{toLower $z}}", "toLower"),
+        (r#"{{contains $z "b"}}"#, "contains"),
+        ("{{fromJson $z}}", "fromJson"),
+    ];
+    table.extend(on_big.map(|(piece, function)| (format!("{big}{piece}"), function)));
+    table
+}
+
+#[test]
+fn a_template_that_passes_the_budget_on_any_object_is_refused_when_it_is_parsed() {
+    let mut table = bombs(&format!("{:?}", start()));
+    // Each line of `println` is longer than its operands, whatever they are.
+    table.push((
+        repeated("{{$a := .Name}}", "{{$a = println $a $a $a $a}}", 14),
+        "println",
+    ));
+    table.push((
+        format!("{{{{printf {:?} 1}}}}", "%65535d".repeat(300)),
+        "printf",
+    ));
+    for (template, function) in table {
+        let err = FqdnTemplate::parse(&[template.clone()]).expect_err(&template);
+        let message = err.to_string();
+        assert!(
+            matches!(err, super::ParseError::Unbounded { .. }),
+            "{template}: {message}"
+        );
+        assert!(
+            message.contains(&format!(
+                "{function}: the template would read and build more than 16 MiB"
+            )),
+            "{template}: {message}"
+        );
+    }
+}
+
+#[test]
+fn a_template_that_passes_the_budget_on_what_an_object_holds_fails_on_that_object() {
+    let object = json!({"metadata": {"name": "web", "labels": {"blow": start()}}});
+    let start = r#"(index .Labels "blow")"#;
+    for (template, function) in bombs(start) {
+        // An object without the label builds nothing much: the rules take the template.
+        let err = names(&template, "Service", &object).expect_err(&template);
+        assert!(
+            err.contains(&format!(
+                "{function}: the template would read and build more than 16 MiB"
+            )),
+            "{template}: {err}"
+        );
+    }
+}
+
+#[test]
+fn work_spread_over_a_range_counts_against_one_budget() {
+    let object = json!({"metadata": {"name": "web", "annotations": {"big": "x".repeat(1 << 20)}}});
+    let table = [
+        (
+            r#"{{range 100}}{{$t := trim (index $.Annotations "big")}}{{end}}"#,
+            Err("trim"),
+        ),
+        (
+            r#"{{range 4}}{{$t := trim (index $.Annotations "big")}}{{end}}"#,
+            Ok(()),
+        ),
+        (
+            r#"{{range 20000}}{{$t := printf "%s.%s" $.Name "example.com"}}{{end}}"#,
+            Ok(()),
+        ),
+    ];
+    for (template, want) in table {
+        let got = names(template, "Ingress", &object).map(|_| ());
+        match want {
+            Ok(()) => assert_eq!(got, Ok(()), "{template}"),
+            Err(function) => assert!(
+                got.is_err_and(|e| e.contains(&format!("{function}: the template would read"))),
+                "{template}"
+            ),
+        }
     }
 }

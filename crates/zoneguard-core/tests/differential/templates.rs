@@ -14,7 +14,7 @@ const CASES: usize = 3000;
 
 /// Template pieces: what fqdn templates are made of in the wild, and some that fail on an
 /// object (a missing label piped into a function) or do not parse.
-const PIECES: [&str; 32] = [
+const PIECES: [&str; 38] = [
     "{{.Name}}",
     "{{.Namespace}}",
     "{{.ObjectMeta.Name}}",
@@ -32,6 +32,12 @@ const PIECES: [&str; 32] = [
     r#"{{if isSource "service"}}svc{{else if isSource "ingress"}}ing{{else}}route{{end}}"#,
     "{{len .Labels}}",
     r#"{{printf "%s-%s" .Name .Namespace}}"#,
+    r#"{{printf "%05d-%-4s-%x-%q" 42 .Name .Name .Kind}}"#,
+    r#"{{printf "%[2]s.%[1]s.%d" .Name .Namespace}}"#,
+    r#"{{print .Name 1 2 "x" (len .Labels)}}"#,
+    r#"{{println .Name .Namespace | trim}}"#,
+    r#"{{html .Name}}{{js .Name}}{{urlquery .Name}}"#,
+    r#"{{slice .Name 1}}"#,
     "{{with .Labels.env}}{{.}}{{else}}none{{end}}",
     "{{range $k, $v := .Labels}}{{$k}}-{{$v}}.{{end}}x",
     r#"{{range $n := (index .Annotations "names" | fromJson)}}{{$n}}.example.com,{{end}}"#,
@@ -117,7 +123,7 @@ fn zoneguard_runs_fqdn_templates_exactly_as_external_dns_does() {
 type Outcome = Result<Option<Result<Vec<String>, String>>, String>;
 
 fn ours(case: &Case) -> Outcome {
-    let template = FqdnTemplate::parse(&case.templates)?;
+    let template = FqdnTemplate::parse(&case.templates).map_err(|e| e.to_string())?;
     Ok(template.map(|t| t.names(case.kind, "", &Node::from(&case.object))))
 }
 
