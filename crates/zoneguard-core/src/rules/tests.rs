@@ -182,7 +182,7 @@ fn an_fqdn_template_that_builds_past_the_budget_on_any_object_is_refused_with_th
     assert_eq!(text.len(), 577);
     let e = one_error(&text);
     assert_eq!((e.key.as_str(), e.line), ("sources.fqdnTemplate", 3), "{e}");
-    let want = "passes a bound of zoneguard's (run on an object of kind Ingress with only a name and a namespace: execution error: replace: the template would read and build more than 16 MiB (16777216 bytes)";
+    let want = "passes a bound of zoneguard's (run on an object of kind Ingress with only a name and a namespace: execution error: replace: the template would read and build more than 8 MiB (8388608 bytes)";
     assert!(e.message.contains(want), "{e}");
     assert!(
         e.message

@@ -10,9 +10,10 @@ use gotmpl::{TemplateError, Value};
 use std::cell::Cell;
 use std::fmt::{self, Write};
 
-/// The most the functions of one run may read and build, in bytes: far more than any object's
-/// names need (a 3 MB object read whole, twice over), little beside the pod's memory.
-pub(super) const MAX_WORK: usize = 16 << 20;
+/// The most the functions of one run may read and build, in bytes: several times what a
+/// template needs to write its whole output (at most 1 MiB), and little beside the pod's
+/// memory (a run holds at most about twice this, with one run on each worker thread).
+pub(super) const MAX_WORK: usize = 8 << 20;
 
 thread_local! {
     /// What the run on this thread may still read and build; nothing outside a run.

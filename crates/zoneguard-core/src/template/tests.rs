@@ -226,15 +226,16 @@ fn repeated(start: &str, piece: &str, times: usize) -> String {
 
 /// Templates that build past the budget from `start` (a Go expression), each with the
 /// function that is refused: growth that compounds, or one function on a value as big as the
-/// budget has room for (`$z`, 13 MB of the 16 MiB).
+/// budget has room for (`$z`, 5.3 MB of the 8 MiB).
 fn bombs(start: &str) -> Vec<(String, &'static str)> {
     let sixty = format!("{:?}", "a".repeat(60));
     let set = format!("{{{{$a := {start}}}}}");
-    let big = replace_bomb(start)
-        .split("{{$w")
+    let twice = replace_bomb(start)
+        .split("{{$z")
         .next()
         .unwrap_or_default()
         .to_string();
+    let big = format!(r#"{twice}{{{{$z := replace "a" "{}" $y}}}}"#, "a".repeat(25));
     let mut table = vec![
         (replace_bomb(start), "replace"),
         (
@@ -288,7 +289,7 @@ fn a_template_that_passes_the_budget_on_any_object_is_refused_when_it_is_parsed(
         );
         assert!(
             message.contains(&format!(
-                "{function}: the template would read and build more than 16 MiB"
+                "{function}: the template would read and build more than 8 MiB"
             )),
             "{template}: {message}"
         );
@@ -304,7 +305,7 @@ fn a_template_that_passes_the_budget_on_what_an_object_holds_fails_on_that_objec
         let err = names(&template, "Service", &object).expect_err(&template);
         assert!(
             err.contains(&format!(
-                "{function}: the template would read and build more than 16 MiB"
+                "{function}: the template would read and build more than 8 MiB"
             )),
             "{template}: {err}"
         );
@@ -320,7 +321,7 @@ fn work_spread_over_a_range_counts_against_one_budget() {
             Err("trim"),
         ),
         (
-            r#"{{range 4}}{{$t := trim (index $.Annotations "big")}}{{end}}"#,
+            r#"{{range 3}}{{$t := trim (index $.Annotations "big")}}{{end}}"#,
             Ok(()),
         ),
         (
