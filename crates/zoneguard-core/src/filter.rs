@@ -23,7 +23,9 @@ mod suffix_index;
 #[cfg(test)]
 mod tests;
 
-use regex::Regex;
+use regex_automata::{meta, util::syntax, Input, MatchKind};
+use std::collections::HashMap;
+use std::sync::Arc;
 use thiserror::Error;
 
 use self::suffix_index::SuffixIndex;
@@ -61,6 +63,19 @@ enum Mode {
         include: Option<Regex>,
         exclude: Option<Regex>,
     },
+}
+
+/// A compiled pattern, shared by every filter of a rule set that has the same one.
+type Regex = Arc<meta::Regex>;
+
+/// The regexes of one rule set as they are compiled: each pattern once, and their memory
+/// within [`REGEX_BUDGET`].
+#[derive(Debug, Default)]
+pub struct Regexes {
+    /// By translated pattern.
+    compiled: HashMap<String, Regex>,
+    /// The memory they hold (`meta::Regex::memory_usage`).
+    used: usize,
 }
 
 /// Why a filter cannot be built.
@@ -102,8 +117,15 @@ impl Match {
 impl DomainFilter {
     /// Compiles a filter as external-dns's `NewDomainFilterWithOptions` does.
     ///
-    /// Fails only when a non-empty regex does not compile.
+    /// Fails only when a non-empty regex does not compile, or passes [`REGEX_BUDGET`].
     pub fn new(spec: &FilterSpec) -> Result<Self, FilterError> {
+        Self::within(spec, &mut Regexes::default())
+    }
+
+    /// [`DomainFilter::new`], one of the filters of a rule set whose regexes are `regexes`:
+    /// a pattern compiled before is shared, a new one must fit the rule set's budget.
+    pub fn within(spec: &FilterSpec, regexes: &mut Regexes) -> Result<Self, FilterError> {
+        let mut compile = |field, pattern: &str| regexes.compile(field, pattern);
         let mode = if spec.regex_include.is_empty() && spec.regex_exclude.is_empty() {
             Mode::Plain {
                 include: prepared_index(&spec.include),
@@ -111,8 +133,8 @@ impl DomainFilter {
             }
         } else {
             Mode::Regex {
-                include: compile_go_regex("regexDomainFilter", &spec.regex_include)?,
-                exclude: compile_go_regex("regexDomainExclusion", &spec.regex_exclude)?,
+                include: compile("regexDomainFilter", &spec.regex_include)?,
+                exclude: compile("regexDomainExclusion", &spec.regex_exclude)?,
             }
         };
         Ok(Self {
@@ -134,8 +156,8 @@ impl DomainFilter {
                 (include.is_empty() || include.covers(name)) && !exclude.covers(name)
             }
             Mode::Regex { include, exclude } => {
-                !exclude.as_ref().is_some_and(|re| re.is_match(name))
-                    && include.as_ref().is_none_or(|re| re.is_match(name))
+                !exclude.as_ref().is_some_and(|re| is_match(re, name))
+                    && include.as_ref().is_none_or(|re| is_match(re, name))
             }
         }
     }
@@ -148,9 +170,9 @@ impl DomainFilter {
         match &self.mode {
             Mode::Plain { include, exclude } => explain_plain(include, exclude, &name),
             Mode::Regex { include, exclude } => {
-                if exclude.as_ref().is_some_and(|re| re.is_match(&name)) {
+                if exclude.as_ref().is_some_and(|re| is_match(re, &name)) {
                     Match::RegexExcluded
-                } else if include.as_ref().is_some_and(|re| !re.is_match(&name)) {
+                } else if include.as_ref().is_some_and(|re| !is_match(re, &name)) {
                     Match::RegexNotIncluded
                 } else {
                     Match::Included { by: None }
@@ -200,37 +222,114 @@ fn prepared_index(raw: &[String]) -> Box<SuffixIndex> {
     ))
 }
 
-/// The largest compiled pattern (the `regex` crate's measure; its default is 10 MiB). Go
-/// has its own limits, so a pattern it accepts may be refused here: `\pL{1000}` takes ~60 MiB
-/// compiled (~120 MiB of memory while compiling), more than a rule load should cost a pod
-/// with the shipped 256 MiB limit; a Unicode hostname pattern such as
+/// The largest compiled pattern (the `regex` crate's measure of its NFA; its default is
+/// 10 MiB). Go has its own limits, so a pattern it accepts may be refused here: `\pL{1000}`
+/// takes ~60 MiB compiled (~120 MiB of memory while compiling), more than a rule load should
+/// cost a pod with the shipped 256 MiB limit; a Unicode hostname pattern such as
 /// `^[\pL\pN-]{1,63}(\.[\pL\pN-]{1,63}){0,5}$` needs ~20 MiB and fits.
 pub const REGEX_SIZE_LIMIT: usize = 32 << 20;
 
-/// Compiles a Go RE2 pattern; `""` is unset.
-fn compile_go_regex(field: &'static str, pattern: &str) -> Result<Option<Regex>, FilterError> {
-    if pattern.is_empty() {
-        return Ok(None);
+/// The most memory the compiled regexes of one rule set may hold (each distinct pattern
+/// once, by `meta::Regex::memory_usage`). A server holds the rule set in force while it
+/// compiles the next one (a reload, or the webhook judging a rule ConfigMap), and the
+/// regexes' matching caches and the allocator's slack come on top (about as much again, as
+/// measured), so two rule sets and the server must fit the shipped 256 MiB limit.
+pub const REGEX_BUDGET: usize = 48 << 20;
+
+impl Regexes {
+    /// The memory the rule set's regexes hold so far.
+    pub fn used(&self) -> usize {
+        self.used
     }
-    let bad = |reason: String| FilterError::BadRegex {
-        field,
-        pattern: pattern.to_owned(),
-        reason,
-    };
-    let invalid = |message: String| bad(format!("is not a valid regular expression: {message}"));
-    let translated = regex_translate::translate(pattern).map_err(invalid)?;
-    regex::RegexBuilder::new(&translated)
-        .size_limit(REGEX_SIZE_LIMIT)
-        .build()
-        .map(Some)
-        .map_err(|err| match err {
-            regex::Error::CompiledTooBig(_) => bad(format!(
-                "is too large: compiled, it exceeds zoneguard's limit of {} MiB (write it with \
-                 fewer or smaller repetitions of large classes such as \\pL)",
-                REGEX_SIZE_LIMIT >> 20
-            )),
-            err => invalid(err.to_string()),
-        })
+
+    /// Compiles a Go RE2 pattern, or shares the one compiled before; `""` is unset.
+    fn compile(
+        &mut self,
+        field: &'static str,
+        pattern: &str,
+    ) -> Result<Option<Regex>, FilterError> {
+        if pattern.is_empty() {
+            return Ok(None);
+        }
+        let bad = |reason: String| FilterError::BadRegex {
+            field,
+            pattern: pattern.to_owned(),
+            reason,
+        };
+        let translated = regex_translate::translate(pattern).map_err(|m| bad(invalid(&m)))?;
+        if let Some(re) = self.compiled.get(&translated) {
+            return Ok(Some(Arc::clone(re)));
+        }
+        let left = REGEX_BUDGET.saturating_sub(self.used);
+        let re = build(&translated, REGEX_SIZE_LIMIT.min(left)).map_err(|err| {
+            bad(match err.size_limit() {
+                Some(limit) if limit < REGEX_SIZE_LIMIT => self.over_budget(None),
+                Some(_) => too_large(),
+                None => invalid(
+                    &err.syntax_error()
+                        .map_or_else(|| err.to_string(), ToString::to_string),
+                ),
+            })
+        })?;
+        let memory = re.memory_usage();
+        if memory > left {
+            return Err(bad(self.over_budget(Some(memory))));
+        }
+        self.used += memory;
+        let re = Arc::new(re);
+        self.compiled.insert(translated, Arc::clone(&re));
+        Ok(Some(re))
+    }
+
+    /// Why a pattern that takes `memory` (`None`: more than is left) is refused.
+    fn over_budget(&self, memory: Option<usize>) -> String {
+        let mib = |bytes: usize| bytes as f64 / f64::from(1 << 20);
+        let left = REGEX_BUDGET.saturating_sub(self.used);
+        let takes = memory.map_or_else(
+            || format!("more than the {:.1} MiB left", mib(left)),
+            |m| format!("{:.1} MiB", mib(m)),
+        );
+        format!(
+            "would pass zoneguard's budget for a rule set's regexes: compiled, it takes {takes}, \
+             and the {} patterns before it take {:.1} MiB of the {} MiB (write fewer or smaller \
+             patterns, e.g. one pattern for several namespaces: a pattern written twice is \
+             compiled once)",
+            self.compiled.len(),
+            mib(self.used),
+            REGEX_BUDGET >> 20
+        )
+    }
+}
+
+/// Whether `re` matches somewhere in `name`, as `regex::Regex::is_match` asks it.
+fn is_match(re: &meta::Regex, name: &str) -> bool {
+    re.search_half(&Input::new(name).earliest(true)).is_some()
+}
+
+/// Compiles `pattern` (translated to Rust's syntax) as `regex::RegexBuilder` does, with an
+/// NFA of at most `size_limit` bytes.
+fn build(pattern: &str, size_limit: usize) -> Result<meta::Regex, meta::BuildError> {
+    let config = meta::Config::new()
+        .nfa_size_limit(Some(size_limit))
+        .hybrid_cache_capacity(2 << 20)
+        .match_kind(MatchKind::LeftmostFirst)
+        .utf8_empty(true);
+    meta::Builder::new()
+        .configure(config)
+        .syntax(syntax::Config::default().utf8(true))
+        .build(pattern)
+}
+
+fn invalid(message: &str) -> String {
+    format!("is not a valid regular expression: {message}")
+}
+
+fn too_large() -> String {
+    format!(
+        "is too large: compiled, it exceeds zoneguard's limit of {} MiB (write it with fewer \
+         or smaller repetitions of large classes such as \\pL)",
+        REGEX_SIZE_LIMIT >> 20
+    )
 }
 
 /// external-dns's name normalisation (SPEC §7.1): one trailing dot stripped, then

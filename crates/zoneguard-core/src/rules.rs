@@ -252,7 +252,9 @@ impl RuleSet {
             match parse_doc(source) {
                 Ok(doc) => match compile::compile(&doc, &origins(source.name, doc.inject.len())) {
                     Ok(rules) => {
-                        compiled = Some(rules);
+                        // Kept only when it is the whole rule set: another source's would
+                        // hold its regexes while the next source and the merged set compile.
+                        compiled = Some(rules).filter(|_| sources.len() == 1);
                         parsed.push(Parsed {
                             name: source.name,
                             text: source.text,

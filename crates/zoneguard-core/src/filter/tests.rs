@@ -332,3 +332,33 @@ fn a_regex_too_large_to_compile_says_so_and_names_the_limit() {
         "{text}"
     );
 }
+
+#[test]
+fn a_pattern_written_twice_in_a_rule_set_is_compiled_once_and_counted_once() {
+    let mut regexes = super::Regexes::default();
+    let spec = |include: &str| FilterSpec {
+        regex_include: include.into(),
+        ..FilterSpec::default()
+    };
+    let a = DomainFilter::within(&spec(r"\.a\.example\.com$"), &mut regexes).expect("compiles");
+    let once = regexes.used();
+    let again = DomainFilter::within(&spec(r"\.a\.example\.com$"), &mut regexes).expect("compiles");
+    assert!(once > 0);
+    assert_eq!(regexes.used(), once);
+    match (&a.mode, &again.mode) {
+        (
+            super::Mode::Regex {
+                include: Some(x), ..
+            },
+            super::Mode::Regex {
+                include: Some(y), ..
+            },
+        ) => {
+            assert!(std::sync::Arc::ptr_eq(x, y));
+        }
+        other => panic!("{other:?}"),
+    }
+    DomainFilter::within(&spec(r"\.b\.example\.com$"), &mut regexes).expect("compiles");
+    assert!(regexes.used() > once);
+    assert!(again.matches("x.a.example.com") && !again.matches("x.b.example.com"));
+}

@@ -9,7 +9,7 @@ use super::{
 };
 use crate::annotation;
 use crate::arn::RoleArn;
-use crate::filter::{DomainFilter, FilterError, FilterSpec};
+use crate::filter::{DomainFilter, FilterError, FilterSpec, Regexes};
 use crate::selector::Selector;
 use crate::template::{FqdnTemplate, ParseError};
 use crate::trust::TrustPolicy;
@@ -67,8 +67,11 @@ pub fn compile(
     let mut errors = Vec::new();
     let root = KeyPath::root();
     check_prefix(doc.annotation_prefix.as_deref(), &mut errors);
-    let cluster = filter(&root, cluster_spec(doc), &mut errors);
-    let namespaces = namespaces(&doc.namespaces, &mut errors);
+    // The regexes of the whole rule set share one budget, and a pattern written twice is
+    // compiled once.
+    let mut regexes = Regexes::default();
+    let cluster = filter(&root, cluster_spec(doc), &mut regexes, &mut errors);
+    let namespaces = namespaces(&doc.namespaces, &mut regexes, &mut errors);
     let inject = doc
         .inject
         .iter()
@@ -323,9 +326,10 @@ fn registry(doc: &RegistryDoc) -> TxtRegistry {
 fn filter(
     base: &KeyPath,
     spec: FilterSpec,
+    regexes: &mut Regexes,
     errors: &mut Vec<CompileError>,
 ) -> Option<DomainFilter> {
-    match DomainFilter::new(&spec) {
+    match DomainFilter::within(&spec, regexes) {
         Ok(f) => Some(f),
         Err(FilterError::BadRegex {
             field,
@@ -343,13 +347,14 @@ fn filter(
 
 fn namespaces(
     docs: &BTreeMap<String, NamespaceDoc>,
+    regexes: &mut Regexes,
     errors: &mut Vec<CompileError>,
 ) -> BTreeMap<String, DomainFilter> {
     let mut out = BTreeMap::new();
     for (ns, doc) in docs {
         let base = KeyPath::root().key("namespaces").key(ns);
         check_namespace_name(ns, base.clone(), errors);
-        if let Some(f) = filter(&base, namespace_spec(doc), errors) {
+        if let Some(f) = filter(&base, namespace_spec(doc), regexes, errors) {
             out.insert(ns.clone(), f);
         }
     }

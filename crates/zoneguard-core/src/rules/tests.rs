@@ -194,6 +194,44 @@ fn an_fqdn_template_that_builds_past_the_budget_on_any_object_is_refused_with_th
     assert!(RuleSet::parse("r", fine).is_ok());
 }
 
+/// Rules that give each namespace of `suffixes` a Unicode hostname pattern (~20 MiB compiled)
+/// ending in `.<suffix>`.
+fn unicode_patterns(suffixes: &[&str]) -> String {
+    suffixes.iter().enumerate().fold("namespaces:\n".to_string(), |text, (i, suffix)| {
+        text + &format!(
+            "  n{i}: {{regexDomainFilter: '^[\\pL\\pN-]{{1,63}}(\\.[\\pL\\pN-]{{1,63}}){{0,5}}\\.{suffix}$'}}\n"
+        )
+    })
+}
+
+#[test]
+fn a_rule_set_whose_regexes_pass_the_budget_is_refused_at_the_pattern_that_passes_it() {
+    let e = one_error(&unicode_patterns(&["a", "b", "c"]));
+    assert_eq!(
+        (e.key.as_str(), e.line),
+        ("namespaces.n2.regexDomainFilter", 4),
+        "{e}"
+    );
+    let want = r#""^[\\pL\\pN-]{1,63}(\\.[\\pL\\pN-]{1,63}){0,5}\\.c$" would pass zoneguard's budget for a rule set's regexes: compiled, it takes more than the 9.0 MiB left, and the 2 patterns before it take 39.0 MiB of the 48 MiB"#;
+    assert!(e.message.starts_with(want), "{e}");
+}
+
+#[test]
+fn a_rule_set_whose_regexes_fit_the_budget_is_taken() {
+    // Two distinct patterns fit; one pattern written for twelve namespaces is compiled once.
+    for text in [
+        unicode_patterns(&["a", "b"]),
+        unicode_patterns(&["a"; 12]),
+        format!(
+            "regexDomainFilter: '\\.example\\.com$'\n{}",
+            unicode_patterns(&["a", "b"])
+        ),
+    ] {
+        let rules = RuleSet::parse("r", &text).unwrap_or_else(|e| panic!("{text}: {e:?}"));
+        assert!(!rules.namespaces.is_empty(), "{text}");
+    }
+}
+
 #[test]
 fn a_malformed_trust_policy_is_refused_with_its_arn() {
     let text =
