@@ -308,7 +308,7 @@ fn is_match(re: &meta::Regex, name: &str) -> bool {
 
 /// Compiles `pattern` (translated to Rust's syntax) as `regex::RegexBuilder` does, with an
 /// NFA of at most `size_limit` bytes.
-fn build(pattern: &str, size_limit: usize) -> Result<meta::Regex, meta::BuildError> {
+fn build(pattern: &str, size_limit: usize) -> Result<meta::Regex, Box<meta::BuildError>> {
     let config = meta::Config::new()
         .nfa_size_limit(Some(size_limit))
         .hybrid_cache_capacity(2 << 20)
@@ -318,6 +318,7 @@ fn build(pattern: &str, size_limit: usize) -> Result<meta::Regex, meta::BuildErr
         .configure(config)
         .syntax(syntax::Config::default().utf8(true))
         .build(pattern)
+        .map_err(Box::new)
 }
 
 fn invalid(message: &str) -> String {
