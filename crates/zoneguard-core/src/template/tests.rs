@@ -235,7 +235,10 @@ fn bombs(start: &str) -> Vec<(String, &'static str)> {
         .next()
         .unwrap_or_default()
         .to_string();
-    let big = format!(r#"{twice}{{{{$z := replace "a" "{}" $y}}}}"#, "a".repeat(25));
+    let big = format!(
+        r#"{twice}{{{{$z := replace "a" "{}" $y}}}}"#,
+        "a".repeat(25)
+    );
     let mut table = vec![
         (replace_bomb(start), "replace"),
         (
@@ -281,7 +284,7 @@ fn a_template_that_passes_the_budget_on_any_object_is_refused_when_it_is_parsed(
         "printf",
     ));
     for (template, function) in table {
-        let err = FqdnTemplate::parse(&[template.clone()]).expect_err(&template);
+        let err = FqdnTemplate::parse(std::slice::from_ref(&template)).expect_err(&template);
         let message = err.to_string();
         assert!(
             matches!(err, super::ParseError::Unbounded { .. }),
