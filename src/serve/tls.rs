@@ -100,9 +100,14 @@ fn read(path: &Path, is_key: bool) -> Result<Vec<u8>, TlsError> {
 
 /// Unix time at which the leaf certificate expires.
 pub fn not_after(key: &CertifiedKey) -> Option<i64> {
+    leaf_not_after(key).map(|t| t.timestamp())
+}
+
+/// When the leaf certificate expires, as it says.
+fn leaf_not_after(key: &CertifiedKey) -> Option<x509_parser::time::ASN1Time> {
     let der = key.cert.first()?;
     let (_, cert) = x509_parser::parse_x509_certificate(der.as_ref()).ok()?;
-    Some(cert.validity().not_after.timestamp())
+    Some(cert.validity().not_after)
 }
 
 /// Seconds since the Unix epoch, now.
@@ -116,9 +121,7 @@ pub fn unix_now() -> i64 {
 /// certificate not valid yet is served (a fresh one may start a few seconds ahead of this
 /// clock); an expired one never becomes valid again.
 pub fn expired(key: &CertifiedKey, now: i64) -> Option<String> {
-    let der = key.cert.first()?;
-    let (_, cert) = x509_parser::parse_x509_certificate(der.as_ref()).ok()?;
-    let after = cert.validity().not_after;
+    let after = leaf_not_after(key)?;
     (after.timestamp() < now).then(|| {
         let when = after.to_rfc2822().unwrap_or_else(|_| after.timestamp().to_string());
         format!("it expired on {when}; the API server refuses it (renew it: cert-manager, or zoneguard certs)")
@@ -283,7 +286,7 @@ pub fn server_config(store: Arc<CertStore>) -> Result<rustls::ServerConfig, TlsE
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::certs::Ca;
+    use crate::certs::{Ca, KeyedCert};
 
     #[test]
     fn a_broken_pair_is_refused_with_a_message_naming_the_files_and_the_fault() {
@@ -322,20 +325,27 @@ mod tests {
         (cert.pem(), key.serialize_pem())
     }
 
-    #[test]
-    fn an_expired_certificate_is_named_and_never_replaces_the_one_in_use() {
+    /// A store loaded from `c.pem` and `k.pem` in `dir`, written with a fresh pair for
+    /// localhost, which it returns with the files' paths.
+    fn store_in(dir: &Path) -> (CertStore, KeyedCert, PathBuf, PathBuf) {
         let ca = Ca::new("test CA", 1).expect("CA");
-        let good = ca.issue(&["localhost".to_owned()], 1).expect("pair");
-        let (old_cert, old_key) = expired_pair();
-        let dir = tempfile::tempdir().expect("tempdir");
-        let (cert, key) = (dir.path().join("c.pem"), dir.path().join("k.pem"));
-        std::fs::write(&cert, &good.cert_pem).expect("write");
-        std::fs::write(&key, &good.key_pem).expect("write");
+        let pair = ca.issue(&["localhost".to_owned()], 1).expect("pair");
+        let (cert, key) = (dir.join("c.pem"), dir.join("k.pem"));
+        std::fs::write(&cert, &pair.cert_pem).expect("write");
+        std::fs::write(&key, &pair.key_pem).expect("write");
         let store = CertStore::load(&TlsSource::Files {
             cert: cert.clone(),
             key: key.clone(),
         })
         .expect("loads");
+        (store, pair, cert, key)
+    }
+
+    #[test]
+    fn an_expired_certificate_is_named_and_never_replaces_the_one_in_use() {
+        let (old_cert, old_key) = expired_pair();
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (store, _, cert, key) = store_in(dir.path());
         assert_eq!(expired(&store.current(), unix_now()), None);
         let serving = not_after(&store.current());
         std::fs::write(&cert, &old_cert).expect("write");
@@ -358,17 +368,8 @@ mod tests {
 
     #[test]
     fn a_broken_pair_left_in_place_is_counted_once_and_a_new_one_again() {
-        let ca = Ca::new("test CA", 1).expect("CA");
-        let pair = ca.issue(&["localhost".to_owned()], 1).expect("pair");
         let dir = tempfile::tempdir().expect("tempdir");
-        let (cert, key) = (dir.path().join("c.pem"), dir.path().join("k.pem"));
-        std::fs::write(&cert, &pair.cert_pem).expect("write");
-        std::fs::write(&key, &pair.key_pem).expect("write");
-        let store = CertStore::load(&TlsSource::Files {
-            cert: cert.clone(),
-            key: key.clone(),
-        })
-        .expect("loads");
+        let (store, pair, cert, key) = store_in(dir.path());
         let metrics = Metrics::new();
         let errors = || {
             metrics

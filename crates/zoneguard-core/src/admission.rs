@@ -330,17 +330,7 @@ pub fn mutate(rules: &RuleSet, req: &Request<'_>) -> Decision {
         .flatten()
         .unwrap_or(req.name);
     let mut injections = mutation::plan(rules, req.kind, req.namespace, name, object);
-    let faults = if injections.is_empty() {
-        Vec::new()
-    } else {
-        injection_faults(rules, kind, req.namespace, name, object, &injections)
-    };
-    if !faults.is_empty() {
-        injections.retain(|inj| {
-            let field = crate::annotation::field(&inj.key);
-            !faults.iter().any(|v| v.field.starts_with(&field))
-        });
-    }
+    let faults = take_refused(rules, kind, req.namespace, name, object, &mut injections);
     let mut decision = Decision {
         checked: true,
         patch: mutation::to_patch(object, &injections),
@@ -365,15 +355,19 @@ fn being_deleted(object: &Node<'_>) -> bool {
         .is_some_and(|t| !matches!(t, Node::Null))
 }
 
-/// The violations the injected values would have, each blaming its inject rule.
-fn injection_faults(
+/// Takes out of `injections` those whose value the rules refuse, and returns their violations,
+/// each blaming its inject rule.
+fn take_refused(
     rules: &RuleSet,
     kind: Kind,
     namespace: &str,
     name: &str,
     object: &Node<'_>,
-    injections: &[mutation::Injection],
+    injections: &mut Vec<mutation::Injection>,
 ) -> Vec<Violation> {
+    if injections.is_empty() {
+        return Vec::new();
+    }
     // Only the annotations are judged again: a violation of an injected value is all that is
     // looked for, and the spec's hostnames, like the fqdn template's names of the final
     // object, were judged (or will be) by validation.
@@ -389,19 +383,20 @@ fn injection_faults(
         source::Names::Own,
     );
     let mut faults = Vec::new();
-    for inj in injections {
+    if after.violations.is_empty() {
+        return faults;
+    }
+    injections.retain(|inj| {
         let field = crate::annotation::field(&inj.key);
-        for v in after
-            .violations
-            .iter()
-            .filter(|v| v.field.starts_with(&field))
-        {
+        let before = faults.len();
+        for v in after.violations.iter().filter(|v| v.field.starts_with(&field)) {
             faults.push(Violation {
                 message: format!("the inject rule {} would set {field} to {:?}, which the rules themselves refuse ({}): {}; the platform team must fix that inject rule", rules.inject_rule_name(inj.rule), inj.value, v.reason, v.message),
                 ..v.clone()
             });
         }
-    }
+        faults.len() == before
+    });
     faults
 }
 

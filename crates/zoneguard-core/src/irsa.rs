@@ -147,25 +147,34 @@ pub fn check_with(
             .push(subject.violation(Reason::RoleAccountNotAllowed, message));
         return out;
     }
-    if let Some(violation) = empty_audience(rules, object) {
-        out.violations.push(violation);
-        return out;
-    }
+    let audience = match audience(rules, object) {
+        Ok(audience) => audience,
+        Err(violation) => {
+            out.violations.push(violation);
+            return out;
+        }
+    };
     if let Some(policy) = trust_policy(rules, facts, &subject, &mut out) {
-        web_identity(rules, &subject, object, policy, facts, &mut out);
+        web_identity(rules, &subject, audience, policy, facts, &mut out);
     }
     chain::check(rules, facts, &subject, &mut out);
     out
 }
 
-/// An `eks.amazonaws.com/audience` with no text. The pod identity webhook passes it on as the
-/// token's audience, and a projected token with an empty audience carries the API server's own,
-/// which the role's OIDC provider does not list: STS refuses it whatever the trust policy says.
-fn empty_audience(rules: &RuleSet, object: &Node<'_>) -> Option<Violation> {
-    let value = annotation::get(object, AUDIENCE).filter(|v| v.trim().is_empty())?;
+/// The audience of the pods' token: `eks.amazonaws.com/audience`, else `irsa.audience`. An
+/// annotation with no text is refused: the pod identity webhook passes it on as the token's
+/// audience, and a projected token with an empty audience carries the API server's own, which
+/// the role's OIDC provider does not list: STS refuses it whatever the trust policy says.
+fn audience<'a>(rules: &'a RuleSet, object: &'a Node<'_>) -> Result<&'a str, Violation> {
+    let Some(value) = annotation::get(object, AUDIENCE) else {
+        return Ok(&rules.irsa.audience);
+    };
+    if !value.trim().is_empty() {
+        return Ok(value);
+    }
     let field = annotation::field(AUDIENCE);
     let message = format!("{field} {value:?} is empty: the pod identity webhook passes it on, pods then get a token for the Kubernetes API server's own audience, and STS refuses it (\"Incorrect token audience\"); remove the annotation (the audience is then {}) or set it to the audience the role's trust policy admits", rules.irsa.audience);
-    Some(Violation {
+    Err(Violation {
         field,
         value: value.to_string(),
         reason: Reason::AnnotationInvalid,
@@ -252,7 +261,7 @@ fn arn_difference(annotation: &RoleArn, iam_arn: &str) -> Option<String> {
 fn web_identity(
     rules: &RuleSet,
     s: &Subject<'_>,
-    object: &Node<'_>,
+    audience: &str,
     policy: &TrustPolicy,
     facts: &Facts,
     out: &mut Findings,
@@ -262,7 +271,6 @@ fn web_identity(
         out.warnings.push(format!("{}: cannot verify the trust policy because irsa.issuer (this cluster's OIDC issuer) is not set in the rules", s.at()));
         return;
     };
-    let audience = annotation::get(object, AUDIENCE).unwrap_or(&irsa.audience);
     let who = WebIdentity {
         role: &s.role,
         issuer,

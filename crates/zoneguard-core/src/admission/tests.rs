@@ -674,32 +674,21 @@ fn an_object_being_deleted_is_neither_checked_nor_changed() {
         d.allowed && d.patch.is_empty() && d.warnings.is_empty() && !d.checked,
         "{d:?}"
     );
-    let mut web = ingress(&["x.other.org"], json!({}));
-    web["metadata"]["deletionTimestamp"] = json!("2026-12-06T09:00:00Z");
-    let web = tree(&web);
-    let request = req(
-        Operation::Update,
-        "networking.k8s.io",
-        "Ingress",
-        "default",
-        &web,
-        None,
-    );
-    let d = validate(&rules, &request);
+    // An Ingress UPDATE with a refused host and this deletionTimestamp.
+    let validate_deleting = |deletion: Value| {
+        let mut web = ingress(&["x.other.org"], json!({}));
+        web["metadata"]["deletionTimestamp"] = deletion;
+        let web = tree(&web);
+        let group = "networking.k8s.io";
+        validate(
+            &rules,
+            &req(Operation::Update, group, "Ingress", "default", &web, None),
+        )
+    };
+    let d = validate_deleting(json!("2026-12-06T09:00:00Z"));
     assert!(d.allowed && d.violations.is_empty() && !d.checked, "{d:?}");
-    let mut live = ingress(&["x.other.org"], json!({}));
-    live["metadata"]["deletionTimestamp"] = Value::Null;
-    let live = tree(&live);
-    let request = req(
-        Operation::Update,
-        "networking.k8s.io",
-        "Ingress",
-        "default",
-        &live,
-        None,
-    );
     assert!(
-        !validate(&rules, &request).allowed,
+        !validate_deleting(Value::Null).allowed,
         "a null deletionTimestamp is not a deletion"
     );
 }

@@ -56,11 +56,16 @@ fn facts_with_role(lookup: Lookup<IamRole>) -> Facts {
 }
 
 fn run(rules: &RuleSet, facts: &Facts) -> Findings {
+    run_on(rules, &sa(ROLE), facts)
+}
+
+/// `check_with` on `object` as the ServiceAccount external-dns/external-dns.
+fn run_on(rules: &RuleSet, object: &serde_json::Value, facts: &Facts) -> Findings {
     check_with(
         rules,
         "external-dns",
         "external-dns",
-        &Node::from(&sa(ROLE)),
+        &Node::from(object),
         facts,
     )
 }
@@ -185,16 +190,7 @@ fn spaces_around_the_arn_are_invalid_and_only_an_empty_value_means_no_role() {
     // The pod identity webhook hands the value to the pods as it is: a role ARN with a
     // newline from a YAML block scalar names no role at STS.
     let facts = facts_with_role(trusting_role(ROLE));
-    let check = |value: &str| {
-        let object = sa(value);
-        check_with(
-            &rules(""),
-            "external-dns",
-            "external-dns",
-            &Node::from(&object),
-            &facts,
-        )
-    };
+    let check = |value: &str| run_on(&rules(""), &sa(value), &facts);
     for value in [
         &format!("{ROLE}\n"),
         &format!(" {ROLE}"),
@@ -220,13 +216,7 @@ fn an_empty_audience_is_invalid_whatever_the_trust_policy_says() {
         if let Some(audience) = audience {
             object["metadata"]["annotations"][AUDIENCE] = json!(audience);
         }
-        check_with(
-            &rules(""),
-            "external-dns",
-            "external-dns",
-            &Node::from(&object),
-            &facts,
-        )
+        run_on(&rules(""), &object, &facts)
     };
     for empty in ["", "  "] {
         let f = check(Some(empty));
