@@ -329,7 +329,7 @@ export AWS_ACCESS_KEY_ID=testing AWS_SECRET_ACCESS_KEY=testing AWS_REGION=us-eas
 
 # launch_zoneguard RULES-ARGS...: starts `zoneguard serve` in the background.
 launch_zoneguard() {
-  start zoneguard env KUBECONFIG="$ZG_KCFG" "$ZONEGUARD_BIN" serve \
+  start zoneguard env KUBECONFIG="$ZG_KCFG" POD_NAME=zoneguard-e2e-pod "$ZONEGUARD_BIN" serve \
     --aws-endpoint-url "http://127.0.0.1:$MOTO_PORT" \
     --listen "127.0.0.1:$WEBHOOK_PORT" \
     --probe-listen "127.0.0.1:$PROBE_PORT" \
@@ -588,6 +588,12 @@ check "ServiceAccount with a mismatched role ARN rejected with the nearest miss"
   apply < <(serviceaccount team-a external-dns "$ROLE")
 check "ServiceAccount with a matching role ARN admitted" ok "serviceaccount/external-dns created" -- \
   apply < <(serviceaccount external-dns external-dns "$ROLE")
+check "a token lifetime the pod identity webhook ignores admitted with a warning" ok \
+  "Warning:" "is not a whole number of seconds" -- \
+  kc annotate serviceaccount external-dns --namespace external-dns eks.amazonaws.com/token-expiration=1h
+check "a token lifetime the API server refuses in pods rejected" fail "$SA_DENIED" "above 2^32 s" -- \
+  kc annotate serviceaccount external-dns --namespace external-dns --overwrite \
+  eks.amazonaws.com/token-expiration=5000000000
 check "ServiceAccount with a malformed role ARN rejected" fail "$SA_DENIED" "arn:aws:iam::1234:role/x" -- \
   apply < <(serviceaccount default broken arn:aws:iam::1234:role/x)
 check "ServiceAccount without a role ARN admitted" ok "serviceaccount/plain created" -- \
@@ -941,6 +947,9 @@ else
 fi
 check "the broken rule ConfigMap gets a Warning Event naming the problem" ok "Warning" "regexDomainFilter" -- \
   kc get events --namespace zoneguard --field-selector involvedObject.name=zoneguard-rules-extra
+check "the Event names the pod that recorded it (POD_NAME)" ok "zoneguard-e2e-pod" -- \
+  kc get events --namespace zoneguard --field-selector involvedObject.name=zoneguard-rules-extra \
+  -o 'jsonpath={.items[*].reportingInstance}'
 quiet apply < <(rules_configmap zoneguard-rules-extra 'domainFilters: [example.com]') || true
 if eventually "$RELOAD_TIMEOUT" readyz; then
   report "repairing the rule ConfigMap makes zoneguard ready without a restart" "" ""

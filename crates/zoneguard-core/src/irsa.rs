@@ -5,6 +5,7 @@
 mod chain;
 mod facts;
 mod provider;
+mod token_settings;
 mod trust_source;
 
 use crate::annotation;
@@ -17,6 +18,7 @@ use std::fmt::Arguments;
 use trust_source::Missing;
 
 pub use facts::{Facts, IamRole, Lookup, NamedPolicy, OidcProvider};
+pub use token_settings::{STS_REGIONAL_ENDPOINTS, TOKEN_EXPIRATION};
 
 pub const ROLE_ARN: &str = "eks.amazonaws.com/role-arn";
 pub const AUDIENCE: &str = "eks.amazonaws.com/audience";
@@ -127,6 +129,7 @@ pub fn check_with(
             return out;
         }
     };
+    token_settings::check(object, &mut out);
     if name.is_empty() {
         // Only `generateName`: STS will see the name the API server makes, not known yet.
         out.warnings.push(format!("{} cannot be checked against its trust policy yet: the ServiceAccount has no name (only generateName), and the policy must admit system:serviceaccount:{namespace}:<the name the API server generates>", At(arn_text)));
