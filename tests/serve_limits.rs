@@ -181,6 +181,29 @@ async fn metrics_counters_move() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn an_update_admitted_without_a_refused_injection_is_counted_as_warned() {
+    // The inject rule makes a name outside the filters: an UPDATE is admitted without it, and
+    // the platform team sees the broken rule in the metrics, not only the user in a warning.
+    let rules = fixture_text(DENY).replace("{namespace}.example.com", "{namespace}.other.org");
+    let s = TestServer::start(&rules).await;
+    let mut update = fixture("service-lb-create.json");
+    update["request"]["operation"] = json!("UPDATE");
+    update["request"]["oldObject"] = update["request"]["object"].clone();
+    let response = review(&s.client(), &s.url("/mutate"), &update).await;
+    assert_eq!(response["allowed"], true, "{response}");
+    let warning = response["warnings"][0].as_str().unwrap_or_default();
+    assert!(
+        warning.ends_with("(not injected; the update is admitted without it)"),
+        "{response}"
+    );
+    let (_, text) = get_text(&s.probe("/metrics")).await;
+    let warned = "zoneguard_admission_requests_total{endpoint=\"mutate\",kind=\"Service\",operation=\"UPDATE\",verdict=\"warned\"}";
+    assert_eq!(metric(&text, warned), Some(1.0), "{text}");
+    let reason = "zoneguard_admission_violations_total{endpoint=\"mutate\",reason=\"hostname-outside-filters\"}";
+    assert_eq!(metric(&text, reason), Some(1.0), "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn requests_beyond_the_concurrency_limit_get_503() {
     let s = TestServer::start_with(&fixture_text(DENY), |c| c.requests.max_in_flight = 1).await;
     let client = s.client();

@@ -27,11 +27,16 @@ pub struct RuleTexts {
     pub errors: Vec<String>,
 }
 
-/// Reads every `--rules` file.
+/// Reads every `--rules` file: rules documents in the order given, then the rule ConfigMaps in
+/// the order `zoneguard serve` combines them (by `ConfigMap ns/name`, whatever file or
+/// document they are in), so that the first of several inject rules for one key is the same
+/// one here as in the cluster.
 pub fn read_all(paths: &[String]) -> RuleTexts {
     let mut out = RuleTexts::default();
-    // Where each ConfigMap was read: the cluster holds one object of a name.
-    let mut seen: BTreeMap<(String, String), String> = BTreeMap::new();
+    // Where each ConfigMap was read (the cluster holds one object of a name), and the rule
+    // ConfigMaps' rules by the name the server sorts them on.
+    let mut seen: BTreeMap<String, String> = BTreeMap::new();
+    let mut configmaps: BTreeMap<String, RuleText> = BTreeMap::new();
     for path in paths {
         let text = match zoneguard::text_file::read(Path::new(path)) {
             Ok(text) => text,
@@ -55,19 +60,21 @@ pub fn read_all(paths: &[String]) -> RuleTexts {
         manifest::read_bytes(path, text.as_bytes(), &mut objects, &mut unusable);
         out.errors.extend(unusable.iter().map(ToString::to_string));
         let before = (out.texts.len(), out.errors.len());
+        let mut found = 0;
         for cm in objects.iter().filter_map(ConfigMap::of) {
-            match seen.insert((cm.namespace.clone(), cm.name.clone()), path.clone()) {
-                Some(first) => out.errors.push(format!(
-                    "{path}: {} is also in {first}: a cluster holds one ConfigMap of a name, so keep one of them",
-                    cm.shown()
-                )),
-                None => cm.read_into(path, &mut out),
+            let shown = cm.shown();
+            if let Some(first) = seen.insert(shown.clone(), path.clone()) {
+                out.errors.push(format!("{path}: {shown} is also in {first}: a cluster holds one ConfigMap of a name, so keep one of them"));
+            } else if let Some(text) = cm.read_into(path, &mut out) {
+                configmaps.insert(shown, text);
+                found += 1;
             }
         }
-        if (out.texts.len(), out.errors.len()) == before && unusable.is_empty() {
+        if (out.texts.len() + found, out.errors.len()) == before && unusable.is_empty() {
             out.errors.push(format!("{path}: holds Kubernetes objects but no ConfigMap labelled {RULES_LABEL}: \"true\"; a rules file is one rules document, or rule ConfigMaps as the cluster holds them"));
         }
     }
+    out.texts.extend(configmaps.into_values());
     out
 }
 
@@ -101,17 +108,21 @@ impl<'a> ConfigMap<'a> {
         }
     }
 
-    fn read_into(&self, path: &str, out: &mut RuleTexts) {
+    /// Its rules when it is a rule ConfigMap; otherwise what is wrong with it goes into `out`.
+    fn read_into(&self, path: &str, out: &mut RuleTexts) -> Option<RuleText> {
         let shown = self.shown();
         match (is_rules_configmap(&self.tree), rules_text(&self.tree)) {
-            (true, Ok(text)) => out.texts.push(RuleText {
-                name: format!("{path}: {shown}"),
-                text: text.to_string(),
-            }),
+            (true, Ok(text)) => {
+                return Some(RuleText {
+                    name: format!("{path}: {shown}"),
+                    text: text.to_string(),
+                })
+            }
             (true, Err(missing)) => out.errors.push(format!("{path}: {shown}: {missing}")),
             (false, Ok(_)) => out.warnings.push(format!("{path}: {shown} has data[{RULES_KEY:?}] but not the label {RULES_LABEL}: \"true\", so zoneguard serve would not read it; not used")),
             (false, Err(_)) => {}
         }
+        None
     }
 }
 
@@ -173,6 +184,34 @@ mod tests {
         );
         assert_eq!(read.texts[1].text, "enforcement: warn");
         assert!(read.warnings.is_empty(), "{:?}", read.warnings);
+    }
+
+    #[test]
+    fn rule_configmaps_come_in_the_servers_order_after_the_rules_documents() {
+        // zoneguard serve combines rule ConfigMaps by name; the first inject rule for a key
+        // wins, so the order decides what is injected.
+        let dir = tempfile::tempdir().expect("tempdir");
+        let second = [
+            configmap("team-a", LABEL, "rules.yaml: 'enforcement: warn'"),
+            configmap("platform", LABEL, "rules.yaml: '{}'"),
+        ]
+        .join("---\n");
+        let paths = [
+            file(&dir, "z.yaml", &configmap("zz", LABEL, "rules.yaml: '{}'")),
+            file(&dir, "team.yaml", &second),
+            file(&dir, "plain.yaml", "domainFilters: [example.com]\n"),
+        ];
+        let read = ok(read_all(&paths));
+        let names: Vec<&str> = read.texts.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                paths[2].clone(),
+                format!("{}: ConfigMap zoneguard/platform", paths[1]),
+                format!("{}: ConfigMap zoneguard/team-a", paths[1]),
+                format!("{}: ConfigMap zoneguard/zz", paths[0]),
+            ]
+        );
     }
 
     #[test]

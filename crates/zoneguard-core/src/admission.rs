@@ -60,6 +60,9 @@ pub struct Decision {
     pub warnings: Vec<String>,
     /// RFC 6902 operations (mutate only); empty = nothing to change.
     pub patch: Vec<crate::mutation::AddOp>,
+    /// On an UPDATE, the injections the rules refuse: left out of the patch and passed on as
+    /// warnings (the update is admitted), and counted and logged like violations.
+    pub unwritten: Vec<Violation>,
     pub enforcement: Enforcement,
 }
 
@@ -337,12 +340,15 @@ pub fn mutate(rules: &RuleSet, req: &Request<'_>) -> Decision {
         ..Decision::default()
     };
     match req.operation {
-        Operation::Update => decision.warnings.extend(faults.into_iter().map(|v| {
-            format!(
-                "{} (not injected; the update is admitted without it)",
-                v.message
-            )
-        })),
+        Operation::Update => {
+            decision.warnings.extend(faults.iter().map(|v| {
+                format!(
+                    "{} (not injected; the update is admitted without it)",
+                    v.message
+                )
+            }));
+            decision.unwritten = faults;
+        }
         _ => decision.violations = faults,
     }
     decision.enforce(rules.enforcement)

@@ -649,6 +649,14 @@ fn a_refused_injection_is_never_written_and_only_blocks_a_create() {
             .collect();
         let ttl_only = json!({"external-dns.alpha.kubernetes.io/ttl": "60"});
         assert_eq!(patch, [("/metadata/annotations", &ttl_only)], "{what}");
+        // An UPDATE's refused injection is no violation, but is kept for logs and metrics.
+        let (violations, unwritten) = if op == Operation::Update {
+            (0, 1)
+        } else {
+            (1, 0)
+        };
+        assert_eq!(d.violations.len(), violations, "{what}");
+        assert_eq!(d.unwritten.len(), unwritten, "{what}");
     }
     let rules = rules(&text);
     let d = update_service(&rules, &object);

@@ -410,8 +410,10 @@ fn inject_rule(
             errors.push(CompileError::new(path, "an injected annotation needs a value; quote it (\"null\", '~') to inject that text, or write '' for an empty value"));
             continue;
         };
+        let reaches_ingress = doc.kinds.is_empty() || doc.kinds.iter().any(|k| k == "Ingress");
         let checked = crate::mutation::check_template(template)
-            .and_then(|()| check_fixed_value(key, template, prefix));
+            .and_then(|()| check_size(key, template))
+            .and_then(|()| check_fixed_value(key, template, prefix, reaches_ingress));
         if let Err(why) = checked {
             errors.push(CompileError::new(path, why));
         }
@@ -430,12 +432,34 @@ fn inject_rule(
     }
 }
 
+/// The API server's bound on an object's annotations, keys and values together
+/// (apimachinery's `TotalAnnotationSizeLimitB`).
+const ANNOTATIONS_LIMIT: usize = 256 * 1024;
+
+/// An annotation the API server would refuse on every object, alone: its key and its value
+/// (placeholders left out, as they only add to it) over the bound on all annotations.
+fn check_size(key: &str, template: &str) -> Result<(), String> {
+    let fixed = template.len()
+        - 6 * template.matches("{name}").count()
+        - 11 * template.matches("{namespace}").count();
+    match key.len() + fixed {
+        size if size > ANNOTATIONS_LIMIT => Err(format!("this annotation takes {size} bytes with its key, more than the {ANNOTATIONS_LIMIT} bytes the API server allows an object's annotations in all, so it would refuse every object this rule applies to; inject a shorter value")),
+        _ => Ok(()),
+    }
+}
+
 /// A value without placeholders that no object could be admitted with, whatever the domain
 /// filters (another rule source may add one, so those are judged per request): a `ttl`
-/// external-dns would ignore, or a `hostname` / `internal-hostname` item that is no DNS name,
-/// under a standard prefix or `prefix`. A value with `{name}` or `{namespace}` is judged per
-/// request, once filled in.
-fn check_fixed_value(key: &str, value: &str, prefix: Option<&str>) -> Result<(), String> {
+/// external-dns would ignore, a `hostname` / `internal-hostname` item that is no DNS name, or
+/// (when the rule reaches Ingresses) an `ingress-hostname-source` that external-dns does not
+/// know, under a standard prefix or `prefix`. A value with `{name}` or `{namespace}` is judged
+/// per request, once filled in.
+fn check_fixed_value(
+    key: &str,
+    value: &str,
+    prefix: Option<&str>,
+    reaches_ingress: bool,
+) -> Result<(), String> {
     // `check_template` passed: every '{' opens a placeholder.
     if value.contains('{') {
         return Ok(());
@@ -466,6 +490,12 @@ fn check_fixed_value(key: &str, value: &str, prefix: Option<&str>) -> Result<(),
                 }
             }
             Ok(())
+        }
+        Some("ingress-hostname-source") if reaches_ingress => {
+            match annotation::HostnameSource::parse(Some(value)) {
+                Some(_) => Ok(()),
+                None => Err(format!("{value:?} is not a value external-dns knows (defined-hosts-only or annotation-only): external-dns would publish no DNS record for the Ingress, {denied}; write one of those two")),
+            }
         }
         _ => Ok(()),
     }

@@ -1242,6 +1242,52 @@ fn a_fixed_inject_value_that_no_object_could_pass_with_is_refused_with_the_rules
 }
 
 #[test]
+fn a_fixed_ingress_hostname_source_external_dns_does_not_know_is_refused_for_ingresses() {
+    let rule = |kinds: &str, value: &str| {
+        format!("inject:\n  - {kinds}annotations:\n      external-dns.alpha.kubernetes.io/ingress-hostname-source: {value:?}\n")
+    };
+    for kinds in [
+        "kinds: [Ingress]\n    ",
+        "kinds: [Service, Ingress]\n    ",
+        "",
+    ] {
+        let text = rule(kinds, "annotation_only");
+        let e = one_error(&text);
+        assert!(
+            e.message
+                .contains("\"annotation_only\" is not a value external-dns knows")
+                && e.message
+                    .contains("every object this rule applies to would be denied"),
+            "{text}: {e}"
+        );
+    }
+    // Compared lower-cased, as external-dns does; a rule that reaches no Ingress may carry it.
+    for (kinds, value) in [
+        ("kinds: [Ingress]\n    ", "Annotation-Only"),
+        ("kinds: [Ingress]\n    ", "defined-hosts-only"),
+        ("kinds: [Service]\n    ", "annotation_only"),
+    ] {
+        let text = rule(kinds, value);
+        RuleSet::parse("r", &text).unwrap_or_else(|e| panic!("{text}: {e:?}"));
+    }
+}
+
+#[test]
+fn an_inject_value_over_the_api_servers_bound_on_annotations_is_refused() {
+    let rule =
+        |value: &str| format!("inject:\n  - annotations:\n      example.com/big: {value:?}\n");
+    let e = one_error(&rule(&"x".repeat(300_000)));
+    assert!(
+        e.message
+            .contains("takes 300015 bytes with its key, more than the 262144 bytes"),
+        "{e}"
+    );
+    // Placeholders only add to a value: what is written besides them counts.
+    let near = format!("{{name}}{}", "x".repeat(262_144 - 15 - 1));
+    RuleSet::parse("r", &rule(&near)).unwrap_or_else(|e| panic!("{e:?}"));
+}
+
+#[test]
 fn a_ttl_under_the_configured_prefix_is_checked_and_blamed_on_the_source_that_injects_it() {
     let custom =
         "annotationPrefix: dns.example.io/\ninject:\n  - annotations: {dns.example.io/ttl: '0'}\n";
