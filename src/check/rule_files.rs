@@ -3,7 +3,7 @@
 
 use super::manifest::{self, Object};
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use zoneguard_core::admission::{is_rules_configmap, rules_text, RULES_KEY, RULES_LABEL};
 use zoneguard_core::rules;
@@ -37,6 +37,7 @@ pub fn read_all(paths: &[String]) -> RuleTexts {
     // ConfigMaps' rules by the name the server sorts them on.
     let mut seen: BTreeMap<String, String> = BTreeMap::new();
     let mut configmaps: BTreeMap<String, RuleText> = BTreeMap::new();
+    let mut namespaces: BTreeSet<String> = BTreeSet::new();
     for path in paths {
         let text = match zoneguard::text_file::read(Path::new(path)) {
             Ok(text) => text,
@@ -67,12 +68,17 @@ pub fn read_all(paths: &[String]) -> RuleTexts {
                 out.errors.push(format!("{path}: {shown} is also in {first}: a cluster holds one ConfigMap of a name, so keep one of them"));
             } else if let Some(text) = cm.read_into(path, &mut out) {
                 configmaps.insert(shown, text);
+                namespaces.insert(cm.namespace.clone());
                 found += 1;
             }
         }
         if (out.texts.len() + found, out.errors.len()) == before && unusable.is_empty() {
             out.errors.push(format!("{path}: holds Kubernetes objects but no ConfigMap labelled {RULES_LABEL}: \"true\"; a rules file is one rules document, or rule ConfigMaps as the cluster holds them"));
         }
+    }
+    if namespaces.len() > 1 {
+        let listed: Vec<&str> = namespaces.iter().map(String::as_str).collect();
+        out.warnings.push(format!("rule ConfigMaps from {} namespaces ({}) are combined here, while zoneguard serve reads those of one namespace (--rules-namespace); give check the ConfigMaps of that one alone to judge as the cluster does", listed.len(), listed.join(", ")));
     }
     out.texts.extend(configmaps.into_values());
     out
@@ -211,6 +217,26 @@ mod tests {
                 format!("{}: ConfigMap zoneguard/team-a", paths[1]),
                 format!("{}: ConfigMap zoneguard/zz", paths[0]),
             ]
+        );
+    }
+
+    #[test]
+    fn rule_configmaps_of_several_namespaces_are_combined_with_a_warning() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let text = [
+            configmap("a", LABEL, "rules.yaml: '{}'"),
+            configmap("b", LABEL, "rules.yaml: '{}'")
+                .replace("namespace: zoneguard", "namespace: elsewhere"),
+        ]
+        .join("---\n");
+        let read = ok(read_all(&[file(&dir, "r.yaml", &text)]));
+        assert_eq!(read.texts.len(), 2);
+        assert_eq!(read.warnings.len(), 1, "{:?}", read.warnings);
+        assert!(
+            read.warnings[0]
+                .starts_with("rule ConfigMaps from 2 namespaces (elsewhere, zoneguard)"),
+            "{}",
+            read.warnings[0]
         );
     }
 

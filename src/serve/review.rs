@@ -388,11 +388,11 @@ impl Status {
     }
 }
 
-/// Distinct reason codes of a decision's violations and unwritten injections, in order of first
+/// Distinct reason codes of a decision's violations and tolerated ones, in order of first
 /// appearance.
 pub fn reason_codes(decision: &Decision) -> Vec<&'static str> {
     let mut codes: Vec<&'static str> = Vec::new();
-    for v in decision.violations.iter().chain(&decision.unwritten) {
+    for v in decision.violations.iter().chain(&decision.tolerated) {
         let code = v.reason.as_str();
         if !codes.contains(&code) {
             codes.push(code);

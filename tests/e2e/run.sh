@@ -200,6 +200,15 @@ check "helm template --set networkPolicy.enabled=true | kubectl apply --dry-run=
 check "helm template --set webhook.injectConditions=true | kubectl apply --dry-run=server" ok "not:Warning" \
   "clusterrole.rbac.authorization.k8s.io/zoneguard-inject-conditions created (server dry run)" -- \
   helm_dry_run --set webhook.injectConditions=true
+sa_role_arn() { # the role ARN the chart's serviceAccount.annotations put on zoneguard's ServiceAccount
+  "$HELM" template zoneguard "$ROOT/charts/zoneguard" --namespace zoneguard --show-only templates/serviceaccount.yaml \
+    --set-string 'serviceAccount.annotations.eks\.amazonaws\.com/role-arn=arn:aws:iam::111122223333:role/zoneguard' |
+    kc create --dry-run=client -o 'jsonpath={.metadata.annotations.eks\.amazonaws\.com/role-arn}' -f -
+}
+check_eq "helm template --set-string serviceAccount.annotations… annotates zoneguard's ServiceAccount" \
+  "arn:aws:iam::111122223333:role/zoneguard" sa_role_arn
+check "helm template with a misspelt value fails on the values schema" fail \
+  "additional properties 'serviceAcount' not allowed" -- helm_dry_run --set serviceAcount.annotations.x=y
 helm_vs_kustomize() { HELM="$HELM" KUBECTL="$KUBECTL" "$E2E/helm-vs-kustomize.sh"; }
 check "helm template and kubectl kustomize render the same objects" ok -- helm_vs_kustomize
 

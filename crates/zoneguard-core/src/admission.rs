@@ -60,9 +60,10 @@ pub struct Decision {
     pub warnings: Vec<String>,
     /// RFC 6902 operations (mutate only); empty = nothing to change.
     pub patch: Vec<crate::mutation::AddOp>,
-    /// On an UPDATE, the injections the rules refuse: left out of the patch and passed on as
-    /// warnings (the update is admitted), and counted and logged like violations.
-    pub unwritten: Vec<Violation>,
+    /// On an UPDATE, what is admitted with a warning though the rules refuse it: violations the
+    /// old object already had, and injections the rules refuse (left out of the patch). Counted
+    /// and logged like violations, so that a rule change that leaves objects wrong shows.
+    pub tolerated: Vec<Violation>,
     pub enforcement: Enforcement,
 }
 
@@ -284,12 +285,13 @@ fn keep_old_violations_as_warnings(decision: &mut Decision, before: &[Violation]
         .into_iter()
         .partition(|v| had.contains(&(v.reason, v.value.as_str(), unindexed(&v.field).as_str())));
     decision.violations = new;
-    for v in old {
+    for v in &old {
         decision.warnings.push(format!(
             "{} (already present before this update, so admitted; please fix it)",
             v.message
         ));
     }
+    decision.tolerated.extend(old);
 }
 
 /// A field path without its list indices: `spec.rules[1].host` → `spec.rules[].host`
@@ -347,7 +349,7 @@ pub fn mutate(rules: &RuleSet, req: &Request<'_>) -> Decision {
                     v.message
                 )
             }));
-            decision.unwritten = faults;
+            decision.tolerated = faults;
         }
         _ => decision.violations = faults,
     }

@@ -385,6 +385,10 @@ fn an_update_keeps_old_violations_as_warnings_and_denies_new_ones() {
     );
     assert!(d.allowed, "{:?}", d.violations);
     assert!(d.warnings[0].contains("already present"));
+    // No violation stands, but the old one is kept for logs and metrics.
+    assert!(d.violations.is_empty(), "{d:?}");
+    assert_eq!(d.tolerated.len(), 1, "{d:?}");
+    assert_eq!(d.tolerated[0].value, "x.other.org");
     let worse = ingress(&["x.other.org", "y.other.org"], json!({}));
     let d = validate(
         &r,
@@ -650,13 +654,13 @@ fn a_refused_injection_is_never_written_and_only_blocks_a_create() {
         let ttl_only = json!({"external-dns.alpha.kubernetes.io/ttl": "60"});
         assert_eq!(patch, [("/metadata/annotations", &ttl_only)], "{what}");
         // An UPDATE's refused injection is no violation, but is kept for logs and metrics.
-        let (violations, unwritten) = if op == Operation::Update {
+        let (violations, tolerated) = if op == Operation::Update {
             (0, 1)
         } else {
             (1, 0)
         };
         assert_eq!(d.violations.len(), violations, "{what}");
-        assert_eq!(d.unwritten.len(), unwritten, "{what}");
+        assert_eq!(d.tolerated.len(), tolerated, "{what}");
     }
     let rules = rules(&text);
     let d = update_service(&rules, &object);
