@@ -16,20 +16,20 @@ use zoneguard_core::k8s_name;
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Name of the webhook's Service (a DNS-1035 label).
-    #[arg(long, env = "ZONEGUARD_SERVICE", default_value = "zoneguard", value_parser = service_name)]
+    #[arg(long, env = "ZONEGUARD_CERTS_SERVICE", default_value = "zoneguard", value_parser = service_name)]
     pub service: String,
     /// Namespace of the webhook's Service (a DNS-1123 label).
-    #[arg(long, env = "ZONEGUARD_NAMESPACE", default_value = "zoneguard", value_parser = namespace_name)]
+    #[arg(long, env = "ZONEGUARD_CERTS_NAMESPACE", default_value = "zoneguard", value_parser = namespace_name)]
     pub namespace: String,
     /// Directory to write ca.crt, ca.key, tls.crt and tls.key into (created if missing).
-    #[arg(long, env = "ZONEGUARD_OUT")]
+    #[arg(long, env = "ZONEGUARD_CERTS_OUT")]
     pub out: PathBuf,
     /// Validity of the serving certificate, in days. The CA is valid for 10 years, or twice
     /// this when that is longer, so the CA outlives the serving certificates it signs.
-    #[arg(long, env = "ZONEGUARD_VALIDITY_DAYS", default_value_t = 365, value_parser = clap::value_parser!(u32).range(1..=3650))]
+    #[arg(long, env = "ZONEGUARD_CERTS_VALIDITY_DAYS", default_value_t = 365, value_parser = clap::value_parser!(u32).range(1..=3650))]
     pub validity_days: u32,
     /// Overwrite files that already exist in --out.
-    #[arg(long, env = "ZONEGUARD_FORCE")]
+    #[arg(long, env = "ZONEGUARD_CERTS_FORCE")]
     pub force: bool,
 }
 

@@ -84,6 +84,36 @@ fn writes_ca_and_serving_certificate_and_prints_the_ca_bundle() {
 }
 
 #[test]
+fn the_namespace_comes_from_its_own_variable_not_the_one_check_reads() {
+    // `zoneguard check` reads ZONEGUARD_NAMESPACE for the manifests' default namespace; an
+    // exported one must not move the certificate to another namespace.
+    let dir = tempfile::tempdir().unwrap();
+    let san = |out: &std::path::Path, envs: &[(&str, &str)]| {
+        let output = Command::new(env!("CARGO_BIN_EXE_zoneguard"))
+            .args(["certs", "--out"])
+            .arg(out)
+            .envs(envs.iter().copied())
+            .output()
+            .expect("binary runs");
+        assert!(output.status.success(), "{output:?}");
+        let tls = std::fs::read_to_string(out.join("tls.crt")).unwrap();
+        let der = der_of(&tls);
+        let (_, cert) = x509_parser::parse_x509_certificate(&der).unwrap();
+        format!(
+            "{:?}",
+            cert.subject_alternative_name().unwrap().expect("SAN").value
+        )
+    };
+    let plain = san(&dir.path().join("a"), &[("ZONEGUARD_NAMESPACE", "default")]);
+    assert!(plain.contains("zoneguard.zoneguard.svc"), "{plain}");
+    let own = san(
+        &dir.path().join("b"),
+        &[("ZONEGUARD_CERTS_NAMESPACE", "zg-system")],
+    );
+    assert!(own.contains("zoneguard.zg-system.svc"), "{own}");
+}
+
+#[test]
 fn refuses_to_overwrite_without_force() {
     let dir = tempfile::tempdir().unwrap();
     assert!(certs(dir.path(), &[]).status.success());
