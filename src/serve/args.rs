@@ -92,7 +92,8 @@ pub struct Tuning {
     /// Longest time for a client to send request headers.
     #[arg(long, env = "ZONEGUARD_HEADER_READ_TIMEOUT", default_value = "5s", value_parser = parse_duration)]
     pub header_read_timeout: Duration,
-    /// Close connections with no traffic for this long.
+    /// Close a connection on which no request has been in flight for this long (HTTP/2 pings
+    /// do not count).
     #[arg(long, env = "ZONEGUARD_IDLE_TIMEOUT", default_value = "90s", value_parser = parse_duration)]
     pub idle_timeout: Duration,
     /// Longest time for a TLS handshake.
