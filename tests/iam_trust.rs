@@ -16,9 +16,7 @@ fn reasons(d: &zoneguard_core::admission::Decision) -> Vec<Reason> {
 async fn a_live_trust_policy_admits_or_denies_with_the_nearest_miss() {
     let moto = Moto::start();
     let iam = moto.iam();
-    let good = iam
-        .create_role("/", "external-dns", &irsa_trust(OWN, SA_NS, SA_NAME))
-        .await;
+    let good = iam.create_trusted_role().await;
     let other = iam
         .create_role(
             "/",
@@ -60,9 +58,7 @@ async fn a_live_trust_policy_admits_or_denies_with_the_nearest_miss() {
 async fn a_changed_trust_policy_is_seen_after_the_ttl() {
     let moto = Moto::start();
     let iam = moto.iam();
-    let arn = iam
-        .create_role("/", "external-dns", &irsa_trust(OWN, SA_NS, SA_NAME))
-        .await;
+    let arn = iam.create_trusted_role().await;
     let resolver = moto.resolver().await;
     let rules = rules("  cacheTTL: 1s\n");
     let sa = service_account(SA_NS, SA_NAME, &arn);
@@ -92,10 +88,7 @@ async fn a_changed_trust_policy_is_seen_after_the_ttl() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn concurrent_lookups_of_one_role_make_one_call() {
     let moto = Moto::start();
-    let arn = moto
-        .iam()
-        .create_role("/", "external-dns", &irsa_trust(OWN, SA_NS, SA_NAME))
-        .await;
+    let arn = moto.iam().create_trusted_role().await;
     let resolver = moto.resolver().await;
     let rules = rules("");
     let sa = service_account(SA_NS, SA_NAME, &arn);
@@ -109,10 +102,7 @@ async fn concurrent_lookups_of_one_role_make_one_call() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn iam_stopped_or_hanging_is_cannot_verify_within_the_timeout() {
     let mut moto = Moto::start();
-    let arn = moto
-        .iam()
-        .create_role("/", "external-dns", &irsa_trust(OWN, SA_NS, SA_NAME))
-        .await;
+    let arn = moto.iam().create_trusted_role().await;
     let resolver = moto.resolver().await;
     moto.stop();
     let sa = service_account(SA_NS, SA_NAME, &arn);
@@ -169,10 +159,7 @@ async fn a_slow_iam_is_read_when_call_timeout_allows_it() {
     // all. With callTimeout 2s the request's lookups may take 4 s (twice callTimeout), so
     // the role is read; a fixed 3 s bound would have cut it.
     let moto = Moto::start();
-    let arn = moto
-        .iam()
-        .create_role("/", "external-dns", &irsa_trust(OWN, SA_NS, SA_NAME))
-        .await;
+    let arn = moto.iam().create_trusted_role().await;
     let mut options = moto.options();
     options.endpoint_url = Some(slow_proxy(&moto.url, Duration::from_millis(1600)).await);
     let slow = zoneguard::iam::Resolver::new(&options)
@@ -198,9 +185,7 @@ async fn a_role_in_another_partition_is_not_read_in_this_one() {
     // moto's credentials are in partition aws; the role of the same name and account number
     // exists there, and must not be taken for the aws-cn role the annotation names.
     let moto = Moto::start();
-    moto.iam()
-        .create_role("/", "external-dns", &irsa_trust(OWN, SA_NS, SA_NAME))
-        .await;
+    moto.iam().create_trusted_role().await;
     let resolver = moto.resolver().await;
     let arn = format!("arn:aws-cn:iam::{OWN}:role/external-dns");
     let sa = service_account(SA_NS, SA_NAME, &arn);
@@ -320,9 +305,7 @@ async fn a_role_in_another_account_needs_a_reader_role() {
 async fn a_missing_provider_or_audience_is_denied_naming_the_fix() {
     let moto = Moto::start();
     let iam = moto.iam();
-    let arn = iam
-        .create_role("/", "external-dns", &irsa_trust(OWN, SA_NS, SA_NAME))
-        .await;
+    let arn = iam.create_trusted_role().await;
     let sa = service_account(SA_NS, SA_NAME, &arn);
     let rules = rules("  checkProvider: true\n");
 
@@ -370,9 +353,7 @@ async fn a_missing_provider_or_audience_is_denied_naming_the_fix() {
 async fn check_with_iam_reads_the_endpoint() {
     let moto = Moto::start();
     let iam = moto.iam();
-    let good = iam
-        .create_role("/", "external-dns", &irsa_trust(OWN, SA_NS, SA_NAME))
-        .await;
+    let good = iam.create_trusted_role().await;
     let dir = tempfile::tempdir().expect("tempdir");
     let rules_path = dir.path().join("rules.yaml");
     std::fs::write(&rules_path, format!("irsa:\n  issuer: {ISSUER}\n")).expect("write rules");

@@ -261,11 +261,8 @@ async fn update_keeping_an_old_violation_warns_and_adding_one_denies() {
     );
 
     // A rule change that leaves objects wrong shows in the metrics, not only in warnings.
-    let (_, metrics) = get_text(&s.probe("/metrics")).await;
-    let warned = "zoneguard_admission_requests_total{endpoint=\"validate\",kind=\"Ingress\",operation=\"UPDATE\",verdict=\"warned\"}";
-    assert_eq!(metric(&metrics, warned), Some(1.0), "{metrics}");
-    let reason = "zoneguard_admission_violations_total{endpoint=\"validate\",reason=\"hostname-outside-filters\"}";
-    assert_eq!(metric(&metrics, reason), Some(1.0), "{metrics}");
+    s.assert_one_warned_update("validate", "Ingress", "hostname-outside-filters")
+        .await;
 
     let added = s.answer("/validate", "ingress-update-adds-new.json").await;
     assert_eq!(added["allowed"], false);

@@ -196,11 +196,8 @@ async fn an_update_admitted_without_a_refused_injection_is_counted_as_warned() {
         warning.ends_with("(not injected; the update is admitted without it)"),
         "{response}"
     );
-    let (_, text) = get_text(&s.probe("/metrics")).await;
-    let warned = "zoneguard_admission_requests_total{endpoint=\"mutate\",kind=\"Service\",operation=\"UPDATE\",verdict=\"warned\"}";
-    assert_eq!(metric(&text, warned), Some(1.0), "{text}");
-    let reason = "zoneguard_admission_violations_total{endpoint=\"mutate\",reason=\"hostname-outside-filters\"}";
-    assert_eq!(metric(&text, reason), Some(1.0), "{text}");
+    s.assert_one_warned_update("mutate", "Service", "hostname-outside-filters")
+        .await;
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -60,7 +60,7 @@ pub fn read_all(paths: &[String]) -> RuleTexts {
         let (mut objects, mut unusable) = (Vec::new(), Vec::new());
         manifest::read_bytes(path, text.as_bytes(), &mut objects, &mut unusable);
         out.errors.extend(unusable.iter().map(ToString::to_string));
-        let before = (out.texts.len(), out.errors.len());
+        let errors_before = out.errors.len();
         let mut found = 0;
         for cm in objects.iter().filter_map(ConfigMap::of) {
             let shown = cm.shown();
@@ -72,7 +72,7 @@ pub fn read_all(paths: &[String]) -> RuleTexts {
                 found += 1;
             }
         }
-        if (out.texts.len() + found, out.errors.len()) == before && unusable.is_empty() {
+        if found == 0 && out.errors.len() == errors_before && unusable.is_empty() {
             out.errors.push(format!("{path}: holds Kubernetes objects but no ConfigMap labelled {RULES_LABEL}: \"true\"; a rules file is one rules document, or rule ConfigMaps as the cluster holds them"));
         }
     }

@@ -392,7 +392,7 @@ impl Status {
 /// appearance.
 pub fn reason_codes(decision: &Decision) -> Vec<&'static str> {
     let mut codes: Vec<&'static str> = Vec::new();
-    for v in decision.violations.iter().chain(&decision.tolerated) {
+    for v in decision.counted() {
         let code = v.reason.as_str();
         if !codes.contains(&code) {
             codes.push(code);

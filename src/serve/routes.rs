@@ -227,7 +227,7 @@ impl Webhook {
             verdict,
         );
         self.metrics.count_request(key);
-        for violation in decision.violations.iter().chain(&decision.tolerated) {
+        for violation in decision.counted() {
             self.metrics
                 .count_violation(endpoint.index(), violation.reason);
         }
@@ -238,7 +238,7 @@ impl Webhook {
         // A request with a violation (denied, warned, audited) is logged at info; the rest
         // (admitted, patched, skipped) at debug: formatting the line costs about as much CPU
         // as deciding the request, and the metrics count every request.
-        let noteworthy = !decision.violations.is_empty() || !decision.tolerated.is_empty();
+        let noteworthy = decision.counted().next().is_some();
         macro_rules! admission_event {
             ($level:expr) => {
                 tracing::event!(
@@ -275,7 +275,7 @@ pub fn verdict(decision: &Decision) -> Verdict {
         Verdict::Denied
     } else if !decision.checked {
         Verdict::Skipped
-    } else if decision.violations.is_empty() && decision.tolerated.is_empty() {
+    } else if decision.counted().next().is_none() {
         Verdict::Allowed
     } else if decision.enforcement == Enforcement::Audit {
         Verdict::Audited

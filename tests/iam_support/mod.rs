@@ -215,6 +215,12 @@ impl Admin {
         out.role().expect("role").arn().to_owned()
     }
 
+    /// The role `external-dns` whose trust policy admits the test ServiceAccount in account OWN.
+    pub async fn create_trusted_role(&self) -> String {
+        let trust = irsa_trust(OWN, SA_NS, SA_NAME);
+        self.create_role("/", "external-dns", &trust).await
+    }
+
     pub async fn update_trust(&self, name: &str, trust: &Value) {
         self.0
             .update_assume_role_policy()

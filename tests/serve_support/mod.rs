@@ -148,6 +148,18 @@ impl TestServer {
         let client = self.answers.get_or_init(|| self.client());
         review(client, &self.url(path), &fixture(name)).await
     }
+
+    /// Asserts that `/metrics` counts one UPDATE of `kind` to `endpoint` admitted with a
+    /// warning (verdict `warned`) and one tolerated `reason`.
+    pub async fn assert_one_warned_update(&self, endpoint: &str, kind: &str, reason: &str) {
+        let (_, text) = get_text(&self.probe("/metrics")).await;
+        let warned = format!("zoneguard_admission_requests_total{{endpoint=\"{endpoint}\",kind=\"{kind}\",operation=\"UPDATE\",verdict=\"warned\"}}");
+        assert_eq!(metric(&text, &warned), Some(1.0), "{text}");
+        let reason = format!(
+            "zoneguard_admission_violations_total{{endpoint=\"{endpoint}\",reason=\"{reason}\"}}"
+        );
+        assert_eq!(metric(&text, &reason), Some(1.0), "{text}");
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]

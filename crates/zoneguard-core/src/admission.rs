@@ -75,6 +75,20 @@ impl Decision {
         }
     }
 
+    /// Every violation the request is counted and logged for: those that stand, then those
+    /// tolerated on an UPDATE.
+    pub fn counted(&self) -> impl Iterator<Item = &Violation> {
+        self.violations.iter().chain(&self.tolerated)
+    }
+
+    /// Admits `violations` on an UPDATE with a warning each (`<message> (<why>)`), keeping them
+    /// for logs and metrics.
+    fn tolerate(&mut self, violations: Vec<Violation>, why: &str) {
+        let texts = violations.iter().map(|v| format!("{} ({why})", v.message));
+        self.warnings.extend(texts);
+        self.tolerated.extend(violations);
+    }
+
     /// The denial text kubectl shows after `admission webhook "…" denied the request: `:
     /// `Ingress team-a/web: <violation>` one line per violation, at most `max_lines`, then
     /// `and N more`.
@@ -285,13 +299,10 @@ fn keep_old_violations_as_warnings(decision: &mut Decision, before: &[Violation]
         .into_iter()
         .partition(|v| had.contains(&(v.reason, v.value.as_str(), unindexed(&v.field).as_str())));
     decision.violations = new;
-    for v in &old {
-        decision.warnings.push(format!(
-            "{} (already present before this update, so admitted; please fix it)",
-            v.message
-        ));
-    }
-    decision.tolerated.extend(old);
+    decision.tolerate(
+        old,
+        "already present before this update, so admitted; please fix it",
+    );
 }
 
 /// A field path without its list indices: `spec.rules[1].host` → `spec.rules[].host`
@@ -343,13 +354,7 @@ pub fn mutate(rules: &RuleSet, req: &Request<'_>) -> Decision {
     };
     match req.operation {
         Operation::Update => {
-            decision.warnings.extend(faults.iter().map(|v| {
-                format!(
-                    "{} (not injected; the update is admitted without it)",
-                    v.message
-                )
-            }));
-            decision.tolerated = faults;
+            decision.tolerate(faults, "not injected; the update is admitted without it")
         }
         _ => decision.violations = faults,
     }

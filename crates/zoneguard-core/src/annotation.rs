@@ -114,7 +114,7 @@ pub fn parse_ttl(text: &str) -> Result<i64, &'static str> {
 }
 
 /// `strconv.ParseInt(s, 10, 64)`.
-fn parse_go_int(text: &str) -> Option<i64> {
+pub(crate) fn parse_go_int(text: &str) -> Option<i64> {
     let digits = text.strip_prefix(['+', '-']).unwrap_or(text);
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;

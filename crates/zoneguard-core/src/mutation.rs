@@ -41,7 +41,7 @@ pub fn check_template(template: &str) -> Result<(), String> {
 
 /// `template` with `{name}` and `{namespace}` filled in, in one pass (a filled-in value is never
 /// read as a placeholder).
-fn render(template: &str, name: &str, namespace: &str) -> String {
+pub(crate) fn render(template: &str, name: &str, namespace: &str) -> String {
     let mut out = String::with_capacity(template.len() + name.len() + namespace.len());
     let mut rest = template;
     while let Some(open) = rest.find('{') {

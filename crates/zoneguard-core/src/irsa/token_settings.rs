@@ -30,10 +30,11 @@ pub(super) fn check(object: &Node<'_>, out: &mut Findings) {
     }
 }
 
-/// `eks.amazonaws.com/token-expiration`: an integer number of seconds (Go's `ParseInt`).
+/// `eks.amazonaws.com/token-expiration`: an integer number of seconds (Go's `ParseInt`, as
+/// the pod identity webhook reads it).
 fn token_expiration(value: &str, out: &mut Findings) {
     let field = annotation::field(TOKEN_EXPIRATION);
-    let Some(seconds) = go_int(value) else {
+    let Some(seconds) = annotation::parse_go_int(value) else {
         out.warnings.push(format!("{field} {value:?} is not a whole number of seconds: the pod identity webhook ignores it and the pods' token gets its default lifetime ({DEFAULT_SECONDS} s unless its --token-expiration flag says otherwise); write seconds as digits, e.g. \"3600\""));
         return;
     };
@@ -48,15 +49,6 @@ fn token_expiration(value: &str, out: &mut Findings) {
             message,
         });
     }
-}
-
-/// Go's `strconv.ParseInt(s, 10, 64)`: an optional sign, then ASCII digits, in range.
-fn go_int(value: &str) -> Option<i64> {
-    let digits = value.strip_prefix(['+', '-']).unwrap_or(value);
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    value.parse().ok()
 }
 
 /// Go's `strconv.ParseBool`.

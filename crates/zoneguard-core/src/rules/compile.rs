@@ -401,6 +401,7 @@ fn inject_rule(
             "an inject rule needs at least one annotation",
         ));
     }
+    let reaches_ingress = doc.kinds.is_empty() || doc.kinds.iter().any(|k| k == "Ingress");
     for (key, template) in &doc.annotations {
         let path = base.key("annotations").key(key);
         if let Err(why) = check_annotation_key(key) {
@@ -410,7 +411,6 @@ fn inject_rule(
             errors.push(CompileError::new(path, "an injected annotation needs a value; quote it (\"null\", '~') to inject that text, or write '' for an empty value"));
             continue;
         };
-        let reaches_ingress = doc.kinds.is_empty() || doc.kinds.iter().any(|k| k == "Ingress");
         let checked = crate::mutation::check_template(template)
             .and_then(|()| check_size(key, template))
             .and_then(|()| check_fixed_value(key, template, prefix, reaches_ingress));
@@ -437,12 +437,10 @@ fn inject_rule(
 const ANNOTATIONS_LIMIT: usize = 256 * 1024;
 
 /// An annotation the API server would refuse on every object, alone: its key and its value
-/// (placeholders left out, as they only add to it) over the bound on all annotations.
+/// (placeholders filled with nothing, as a name only adds to it) over the bound on all
+/// annotations.
 fn check_size(key: &str, template: &str) -> Result<(), String> {
-    let fixed = template.len()
-        - 6 * template.matches("{name}").count()
-        - 11 * template.matches("{namespace}").count();
-    match key.len() + fixed {
+    match key.len() + crate::mutation::render(template, "", "").len() {
         size if size > ANNOTATIONS_LIMIT => Err(format!("this annotation takes {size} bytes with its key, more than the {ANNOTATIONS_LIMIT} bytes the API server allows an object's annotations in all, so it would refuse every object this rule applies to; inject a shorter value")),
         _ => Ok(()),
     }
