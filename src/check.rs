@@ -1,4 +1,4 @@
-//! `zoneguard check`: the webhook's admission, offline, on manifests (SPEC §6).
+//! `zoneguard check`: the webhook's admission, offline, on manifests.
 
 mod ingress_class;
 mod live;

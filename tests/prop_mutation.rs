@@ -1,4 +1,4 @@
-//! Property tests of the mutating webhook's patch (SPEC §3) over random inject rules, templates,
+//! Property tests of the mutating webhook's patch over random inject rules, templates,
 //! objects and existing annotations:
 //!
 //! - the patch applies cleanly (RFC 6902, applied here with the `json-patch` crate, not the core's
@@ -200,7 +200,7 @@ fn without_annotations(object: &Value) -> Value {
     out
 }
 
-/// What the first applicable rule would add for `key` (SPEC §3, README "Decisions").
+/// What the first applicable rule would add for `key` (README, "Decisions").
 fn expected_value(rules: &RuleSet, o: &Object, key: &str) -> Option<String> {
     let name = o.name.as_deref().unwrap_or("");
     rules

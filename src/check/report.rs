@@ -1,4 +1,4 @@
-//! `zoneguard check` output: text for CI logs, JSON for tools (SPEC §6).
+//! `zoneguard check` output: text for CI logs, JSON for tools.
 
 use super::manifest::InputError;
 use serde::Serialize;
@@ -47,7 +47,7 @@ pub fn print(format: Format, outcome: &Outcome, errors: &[InputError]) {
     }
 }
 
-/// The JSON report, its fields in SPEC §6's order.
+/// The JSON report, as the README's `--output json` example shows it.
 #[derive(Serialize)]
 pub struct Report<'a> {
     results: Vec<ResultJson<'a>>,

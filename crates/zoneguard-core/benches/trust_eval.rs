@@ -1,4 +1,4 @@
-//! ns per trust-policy decision (SPEC §4.2): `evaluate_web_identity` on policies an EKS cluster
+//! ns per trust-policy decision: `evaluate_web_identity` on policies an EKS cluster
 //! really has (StringEquals on sub and aud, StringLike on sub, a policy with several statements
 //! and a Deny), for an identity that is admitted, one that misses (the nearest-miss explanation
 //! is part of the cost) and one with an undecidable condition; then `irsa::check` on a whole

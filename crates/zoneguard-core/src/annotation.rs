@@ -9,7 +9,7 @@ pub const STANDARD_PREFIXES: [&str; 2] = [
     "external-dns.kubernetes.io/",
 ];
 
-/// The prefixes whose annotations count under these rules (SPEC §2.1).
+/// The prefixes whose annotations count under these rules.
 pub fn prefixes(rules: &RuleSet) -> impl Iterator<Item = &str> {
     let configured = rules.annotation_prefix.as_deref();
     let standard = STANDARD_PREFIXES.iter().copied();

@@ -1,4 +1,4 @@
-//! IAM role ARNs as IRSA's `eks.amazonaws.com/role-arn` annotation carries them (SPEC §4.1).
+//! IAM role ARNs as IRSA's `eks.amazonaws.com/role-arn` annotation carries them.
 //!
 //! Grammar: `arn:<partition>:iam::<12 digits>:role<path><name>` where the path is `/` or
 //! `/…/` (printable ASCII other than space, at most 512 characters) and the name is

@@ -1,7 +1,7 @@
 //! external-dns's `DomainFilter` (v0.22.0, `endpoint/domain_filter.go`), matched in
 //! time independent of the number of filters.
 //!
-//! Behaviour (SPEC §2.2, §7.1–7.3):
+//! Behaviour:
 //!
 //! * Names and filters are normalised as external-dns does: one trailing dot
 //!   stripped, UTS-46 to-Unicode (mapping, non-transitional, STD3 off, `xn--`
@@ -333,7 +333,7 @@ fn too_large() -> String {
     )
 }
 
-/// external-dns's name normalisation (SPEC §7.1): one trailing dot stripped, then
+/// external-dns's name normalisation: one trailing dot stripped, then
 /// UTS-46 to-Unicode (lower-cased, width-mapped, NFC, `xn--` labels decoded), the
 /// partly processed text kept where the name is not a valid IDN.
 pub fn normalize_name(name: &str) -> String {

@@ -1,4 +1,4 @@
-//! Hostname checks beyond the domain filters (SPEC §2.2): DNS syntax, the names external-dns's
+//! Hostname checks beyond the domain filters: DNS syntax, the names external-dns's
 //! Gateway API source drops, SRV names and TXT ownership length.
 
 use crate::rules::TxtRegistry;
@@ -228,7 +228,7 @@ pub fn to_ascii(name: &str) -> Result<String, String> {
     labels.map(|l| l.join("."))
 }
 
-/// The TXT ownership name external-dns would write for `name` (SPEC §7.6), assuming the
+/// The TXT ownership name external-dns would write for `name`, assuming the
 /// longest record type, when one of its labels would exceed 63 octets.
 pub fn txt_problem(name: &str, registry: &TxtRegistry) -> Option<String> {
     txt_problem_as(name, registry, LONGEST_TYPE)

@@ -1,4 +1,4 @@
-//! ServiceAccounts with `eks.amazonaws.com/role-arn` against the role's trust policy (SPEC §4),
+//! ServiceAccounts with `eks.amazonaws.com/role-arn` against the role's trust policy,
 //! from the rules or from facts the caller read from IAM (`irsa.source: iam`), with role
 //! chains (`irsa.chains`) and the OIDC provider check (`irsa.checkProvider`).
 

@@ -1,4 +1,4 @@
-//! The patch plan (SPEC §3): annotations that inject rules add when an object lacks them.
+//! The patch plan: annotations that inject rules add when an object lacks them.
 
 use crate::annotation;
 use crate::rules::{InjectRule, RuleSet};

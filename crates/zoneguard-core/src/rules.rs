@@ -1,4 +1,4 @@
-//! Rule documents (SPEC §5): parsed, checked, combined and compiled into one `RuleSet`.
+//! Rule documents: parsed, checked, combined and compiled into one `RuleSet`.
 //!
 //! One parser serves every entry point (`zoneguard check`, `--rules` files, rule ConfigMaps
 //! and the webhook that guards them), so whatever one accepts the others accept.

@@ -1,4 +1,4 @@
-//! Which hostnames an object asks external-dns to publish, and from which fields (SPEC §2.1, §7.4).
+//! Which hostnames an object asks external-dns to publish, and from which fields.
 
 use crate::annotation::{self, HostnameSource};
 use crate::rules::RuleSet;

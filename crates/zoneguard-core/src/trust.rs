@@ -1,4 +1,4 @@
-//! IAM trust policies evaluated as STS evaluates `sts:AssumeRoleWithWebIdentity` (SPEC §4.2-§4.5).
+//! IAM trust policies evaluated as STS evaluates `sts:AssumeRoleWithWebIdentity`.
 //!
 //! - [`policy`]: the document model and its parser (errors name what and where);
 //! - [`condition`]: condition operators and their three-valued evaluation;
@@ -41,7 +41,7 @@ pub struct WebIdentity<'a> {
     pub audience: &'a str,
 }
 
-/// The three answers (SPEC §4.2).
+/// The three answers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TrustVerdict {
     Allowed,
@@ -93,7 +93,7 @@ impl WebIdentity<'_> {
         .concat()
     }
 
-    /// The STS request of SPEC §4.2: `<issuer>:sub` and `<issuer>:aud` are known, keys
+    /// The request STS judges for `AssumeRoleWithWebIdentity`: `<issuer>:sub` and `<issuer>:aud` are known, keys
     /// such as `aws:SourceIp` are unknown, every other key is absent.
     pub fn request(&self) -> Request {
         let issuer = self.bare_issuer();

@@ -1,4 +1,4 @@
-//! Violations and their stable reason codes (SPEC §2.4).
+//! Violations and their stable reason codes.
 
 use std::fmt;
 

@@ -1,4 +1,4 @@
-//! Judges each hostname an object asks for (SPEC §2.2–§2.4).
+//! Judges each hostname an object asks for.
 
 use crate::filter::{self, FilterSpec};
 use crate::hostname::{self, GatewayDrop};

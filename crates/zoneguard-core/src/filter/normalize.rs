@@ -1,4 +1,4 @@
-//! external-dns's `normalizeDomain` (SPEC §7.1), rebuilt on the `idna` crate.
+//! external-dns's `normalizeDomain`, rebuilt on the `idna` crate.
 //!
 //! external-dns strips one trailing dot and calls golang.org/x/net/idna's
 //! `ToUnicode` (UTS-46 mapping, non-transitional, STD3 rules off) and keeps the

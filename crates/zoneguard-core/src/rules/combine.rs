@@ -1,4 +1,4 @@
-//! Combines several rules documents into one (SPEC §5): lists unioned, settings must agree.
+//! Combines several rules documents into one: lists unioned, settings must agree.
 
 use super::compile::normalize_issuer;
 use super::document::{

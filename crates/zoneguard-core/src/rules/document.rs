@@ -1,4 +1,4 @@
-//! The rules document as written by platform teams (SPEC §5), before checks and compilation.
+//! The rules document as written by platform teams, before checks and compilation.
 
 use serde::{Deserialize, Deserializer};
 use std::collections::BTreeMap;

@@ -167,7 +167,7 @@ pub enum Flaw {
     /// ([`alias_budget`]): a "billion laughs", or one big node named many times.
     Aliases { line: usize, bound: u64 },
     /// A second document with content (after `---`), starting at this line: a rules file or
-    /// ConfigMap key holds one document (SPEC §5). An empty one (a trailing `---`, perhaps
+    /// ConfigMap key holds one document. An empty one (a trailing `---`, perhaps
     /// with comments) is no flaw.
     SecondDocument { line: usize },
 }

@@ -1,4 +1,4 @@
-//! Nearest-miss explanations (SPEC §4.3): why a web-identity request from this cluster's
+//! Nearest-miss explanations: why a web-identity request from this cluster's
 //! ServiceAccount is denied, in one or two plain sentences, and a statement that would
 //! admit it.
 

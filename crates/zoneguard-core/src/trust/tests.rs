@@ -1,4 +1,4 @@
-//! Web-identity evaluation (SPEC §4.2) and nearest-miss explanations (SPEC §4.3).
+//! Web-identity evaluation and nearest-miss explanations.
 
 use super::*;
 use proptest::prelude::*;
