@@ -18,15 +18,18 @@ pub use fetch::Failure;
 pub use metrics::IamMetrics;
 pub use resolver::Resolver;
 
+/// The help heading of the IAM-mode flags.
+const IAM_HEADING: &str = "IAM mode (rules irsa.source: iam)";
+
 /// The command-line flags of IAM mode, shared by `serve` and `check`.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct AwsArgs {
     /// AWS endpoint for IAM and STS (tests, air-gapped partitions); default: the SDK's
     /// `AWS_ENDPOINT_URL`, else AWS itself.
-    #[arg(long, env = "ZONEGUARD_AWS_ENDPOINT_URL")]
+    #[arg(long, env = "ZONEGUARD_AWS_ENDPOINT_URL", help_heading = IAM_HEADING)]
     pub aws_endpoint_url: Option<String>,
     /// Region used to sign IAM and STS calls; default: the SDK's chain, else us-east-1.
-    #[arg(long, env = "ZONEGUARD_AWS_REGION")]
+    #[arg(long, env = "ZONEGUARD_AWS_REGION", help_heading = IAM_HEADING)]
     pub aws_region: Option<String>,
 }
 

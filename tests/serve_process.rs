@@ -136,7 +136,7 @@ fn a_worker_thread_count_that_is_not_a_positive_number_is_refused_at_start() {
 }
 
 #[test]
-fn without_rules_it_refuses_to_start() {
+fn without_a_source_of_rules_it_is_a_usage_error_naming_both_flags() {
     let mut proc = Proc::spawn(
         &["--listen", "127.0.0.1:0", "--probe-listen", "127.0.0.1:0"],
         &[],
@@ -144,7 +144,11 @@ fn without_rules_it_refuses_to_start() {
     assert_eq!(proc.wait_exit(Duration::from_secs(10)).code(), Some(2));
     std::thread::sleep(Duration::from_millis(100));
     let log = proc.log().join("\n");
-    assert!(log.contains("--rules"), "{log}");
+    assert!(
+        log.contains("required arguments were not provided"),
+        "{log}"
+    );
+    assert!(log.contains("--rules <FILE>|--rules-namespace"), "{log}");
 }
 
 #[tokio::test(flavor = "multi_thread")]

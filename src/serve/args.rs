@@ -17,7 +17,9 @@ pub enum LogFormat {
     Text,
 }
 
+/// Exactly one of `--rules` and `--rules-namespace` says where the rules come from.
 #[derive(Debug, Clone, clap::Args)]
+#[command(group = clap::ArgGroup::new("rule_source").args(["rules", "rules_namespace"]).required(true))]
 pub struct Args {
     /// HTTPS address for POST /validate and POST /mutate.
     #[arg(long, env = "ZONEGUARD_LISTEN", default_value = "0.0.0.0:8443")]
@@ -25,7 +27,8 @@ pub struct Args {
     /// Plain-HTTP address for /healthz, /readyz and /metrics.
     #[arg(long, env = "ZONEGUARD_PROBE_LISTEN", default_value = "0.0.0.0:8080")]
     pub probe_listen: SocketAddr,
-    /// Rules file (YAML or JSON); repeat for several. Reloaded when it changes.
+    /// Rules file (YAML or JSON); repeat or separate with commas for several. Reloaded when
+    /// it changes. This or --rules-namespace is required.
     #[arg(
         long = "rules",
         value_name = "FILE",
@@ -34,7 +37,8 @@ pub struct Args {
         conflicts_with = "rules_namespace"
     )]
     pub rules: Vec<PathBuf>,
-    /// Read rules from the labelled ConfigMaps (key rules.yaml) in this namespace, live.
+    /// Read rules from the labelled ConfigMaps (key rules.yaml) in this namespace, live. This
+    /// or --rules is required.
     #[arg(long, env = "ZONEGUARD_RULES_NAMESPACE")]
     pub rules_namespace: Option<String>,
     /// Label selector for rule ConfigMaps.
@@ -60,25 +64,27 @@ pub struct Args {
     /// PEM private key matching --tls-cert.
     #[arg(long, env = "ZONEGUARD_TLS_KEY", requires = "tls_cert")]
     pub tls_key: Option<PathBuf>,
-    #[command(flatten)]
-    pub tuning: Box<Tuning>,
-    /// Live IAM lookups (rules `irsa.source: iam`).
-    #[command(flatten)]
-    pub aws: crate::iam::AwsArgs,
     /// Log format.
     #[arg(long, env = "ZONEGUARD_LOG_FORMAT", value_enum, default_value_t = LogFormat::Auto)]
     pub log_format: LogFormat,
     /// Log filter (tracing env-filter syntax), e.g. `info` or `info,zoneguard=debug`.
     #[arg(long, env = "ZONEGUARD_LOG_LEVEL", default_value = "info")]
     pub log_level: String,
+    #[command(flatten)]
+    pub tuning: Box<Tuning>,
+    /// Live IAM lookups (rules `irsa.source: iam`).
+    #[command(flatten)]
+    pub aws: crate::iam::AwsArgs,
 }
 
 /// The default of `--max-body-bytes`: an UPDATE's review carries the object and the old
 /// object, each up to the API server's 3 MiB, and the review around them.
 pub const MAX_BODY_BYTES: usize = 7 * 1024 * 1024;
 
-/// Limits, timeouts and reload timing (boxed: they are many and rarely changed).
+/// Limits, timeouts and reload timing (boxed: they are many and rarely changed). Durations
+/// are Go durations (`500ms`, `25s`, `2m`, `1m30s`) or plain seconds (`7`, `0.5`).
 #[derive(Debug, Clone, clap::Args)]
+#[command(next_help_heading = "Limits and timeouts (durations: 500ms, 25s, 1m30s, or seconds)")]
 pub struct Tuning {
     /// Largest request body accepted (bytes); larger gets 413.
     #[arg(long, env = "ZONEGUARD_MAX_BODY_BYTES", default_value_t = MAX_BODY_BYTES)]
