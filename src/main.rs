@@ -30,7 +30,8 @@ enum Command {
     Serve(serve::Args),
     /// Run the same admission offline on manifests (for CI pipelines).
     Check(check::Args),
-    /// Write a CA and a serving certificate for the webhook Service.
+    /// Write a CA and a serving certificate for the webhook Service (or, with --ca-cert and
+    /// --ca-key, a serving certificate signed by a kept CA).
     Certs(certs::Args),
 }
 

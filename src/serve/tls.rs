@@ -72,7 +72,7 @@ pub fn certified_key(
 }
 
 /// A PEM reading error in words: rustls-pki-types shows a missing end line as bytes.
-fn pem_problem(e: &rustls_pki_types::pem::Error) -> String {
+pub(crate) fn pem_problem(e: &rustls_pki_types::pem::Error) -> String {
     use rustls_pki_types::pem::Error;
     match e {
         Error::MissingSectionEnd { end_marker } => format!(
