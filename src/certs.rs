@@ -31,9 +31,10 @@ pub struct Args {
     /// Validity of the serving certificate, in days. A new CA is valid for 10 years, or twice
     /// this when that is longer, so the CA outlives the serving certificates it signs; a kept
     /// CA (--ca-cert) must not end before the serving certificate.
-    #[arg(long, env = "ZONEGUARD_CERTS_VALIDITY_DAYS", default_value_t = 365, value_parser = clap::value_parser!(u32).range(1..=3650))]
+    #[arg(long, env = "ZONEGUARD_CERTS_VALIDITY_DAYS", default_value_t = 365, value_parser = validity_days)]
     pub validity_days: u32,
-    /// Overwrite files that already exist in --out.
+    /// Overwrite files that already exist in --out. Without --ca-cert this makes a new CA: its
+    /// caBundle must then reach both webhook configurations.
     #[arg(long, env = "ZONEGUARD_CERTS_FORCE")]
     pub force: bool,
     /// Sign with this CA instead of making a new one: its PEM certificate (the ca.crt of an
@@ -138,6 +139,14 @@ fn label_error(what: &str, name: &str, first_letter: bool) -> Option<String> {
         "a {what} must be a {rule} label: at most {} lower-case letters, digits and '-', starting with {start} and ending with a lower-case letter or digit",
         k8s_name::MAX_LABEL
     ))
+}
+
+/// The serving certificate's validity in days: a whole number from 1 to 3650.
+fn validity_days(text: &str) -> Result<u32, String> {
+    match text.parse::<u32>() {
+        Ok(days @ 1..=3650) => Ok(days),
+        _ => Err("must be a whole number of days from 1 to 3650".to_string()),
+    }
 }
 
 /// `--service`: a Service name is a DNS-1035 label.
@@ -411,6 +420,23 @@ mod tests {
 
     /// The label grammar itself is `zoneguard_core::k8s_name`'s, tested there; these rows show
     /// which grammar each flag takes and that a refusal names it.
+    #[test]
+    fn validity_is_a_whole_number_of_days_from_1_to_3650() {
+        let refused = Err("must be a whole number of days from 1 to 3650".to_string());
+        for (text, expected) in [
+            ("1", Ok(1)),
+            ("365", Ok(365)),
+            ("3650", Ok(3650)),
+            ("0", refused.clone()),
+            ("3651", refused.clone()),
+            ("-1", refused.clone()),
+            ("1.5", refused.clone()),
+            ("a year", refused.clone()),
+        ] {
+            assert_eq!(validity_days(text), expected, "{text}");
+        }
+    }
+
     #[test]
     fn the_service_is_a_dns_1035_label_and_the_namespace_a_dns_1123_label() {
         /// Accepted, or refused with a message naming this grammar.
