@@ -1,19 +1,21 @@
 //! `zoneguard check`: the webhook's admission, offline, on manifests.
 
 mod ingress_class;
+mod input_error;
 mod live;
 mod manifest;
 mod report;
 mod rule_files;
 
-use manifest::{InputError, Object};
+use input_error::{Input, InputError};
+use manifest::Object;
 use report::{Checked, Outcome, Skipped};
 use serde_json::Value;
 use std::process::ExitCode;
 use zoneguard_core::admission::{self, Operation, Request};
 use zoneguard_core::irsa::Facts;
 use zoneguard_core::mutation;
-use zoneguard_core::rules::{RuleSet, RuleSource};
+use zoneguard_core::rules::{RuleSet, RuleSource, RulesError};
 use zoneguard_core::source::{self, Kind};
 use zoneguard_core::tree::Node;
 
@@ -53,12 +55,7 @@ pub struct Args {
 pub fn run(args: Args) -> ExitCode {
     let rules = match load_rules(&args.rules) {
         Ok(r) => r,
-        Err(messages) => {
-            for m in messages {
-                eprintln!("zoneguard check: rules: {m}");
-            }
-            return ExitCode::from(2);
-        }
+        Err(errors) => return unusable(args.output, errors),
     };
     let (mut objects, mut errors) = (Vec::new(), Vec::new());
     for path in &args.paths {
@@ -71,8 +68,11 @@ pub fn run(args: Args) -> ExitCode {
     {
         Ok(live) => live,
         Err(e) => {
-            eprintln!("zoneguard check: --iam: {e:#}");
-            return ExitCode::from(2);
+            let source = Some("--iam".to_string());
+            return unusable(
+                args.output,
+                vec![InputError::new(Input::Iam, source, None, format!("{e:#}"))],
+            );
         }
     };
     let outcome = check_objects(
@@ -83,7 +83,7 @@ pub fn run(args: Args) -> ExitCode {
         &mut errors,
         live.as_ref(),
     );
-    report::print(args.output, &outcome, &errors);
+    report::print(args.output, Some(rules.enforcement), &outcome, &errors);
     if !errors.is_empty() {
         ExitCode::from(2)
     } else if outcome.results.iter().any(|r| !r.decision.allowed) {
@@ -93,9 +93,16 @@ pub fn run(args: Args) -> ExitCode {
     }
 }
 
+/// Exit 2 before any object is checked: the errors on stderr, and in JSON mode a report with
+/// them and nothing checked.
+fn unusable(format: report::Format, errors: Vec<InputError>) -> ExitCode {
+    report::print(format, None, &report::Outcome::default(), &errors);
+    ExitCode::from(2)
+}
+
 /// The rules of every `--rules` file combined; warnings go to stderr.
 /// A file that gives no rules does not keep the others' errors from being reported.
-fn load_rules(paths: &[String]) -> Result<RuleSet, Vec<String>> {
+fn load_rules(paths: &[String]) -> Result<RuleSet, Vec<InputError>> {
     let read = rule_files::read_all(paths);
     for w in &read.warnings {
         eprintln!("zoneguard check: rules: warning: {w}");
@@ -113,10 +120,23 @@ fn load_rules(paths: &[String]) -> Result<RuleSet, Vec<String>> {
         Ok(rules) if errors.is_empty() => Ok(rules),
         Ok(_) => Err(errors),
         Err(errs) => {
-            errors.extend(errs.iter().map(ToString::to_string));
+            errors.extend(errs.into_iter().map(|e| rules_error(e, &read.texts)));
             Err(errors)
         }
     }
+}
+
+/// A rules error as check reports it: its source split into the file and the rule ConfigMap.
+fn rules_error(e: RulesError, texts: &[rule_files::RuleText]) -> InputError {
+    let text = texts.iter().find(|t| t.name == e.source_name);
+    let mut out = InputError::rules(
+        text.map_or(e.source_name.as_str(), |t| t.file.as_str()),
+        e.message,
+    );
+    out.config_map = text.and_then(|t| t.config_map.clone());
+    out.line = Some(e.line).filter(|l| *l > 0);
+    out.key = Some(e.key);
+    out
 }
 
 /// Checks every object, in input order; `default_ns` is the namespace of objects without one,
@@ -133,11 +153,7 @@ fn check_objects(
     for object in objects {
         let meta = Meta::of(object, default_ns);
         if let Err(e) = metadata_is_usable(&object.value) {
-            errors.push(InputError {
-                file: object.file.clone(),
-                line: None,
-                message: format!("{} {}: {e}", meta.kind, meta.shown_name()),
-            });
+            errors.push(object_error(object, &meta, e));
             continue;
         }
         // The checks read the object as a tree: built once, and only for the kinds checked and
@@ -162,11 +178,7 @@ fn check_objects(
             continue;
         };
         if let Some(problem) = kind.and_then(|kind| source::shape::problem(kind, &tree)) {
-            errors.push(InputError {
-                file: object.file.clone(),
-                line: None,
-                message: format!("{} {}: {problem}", meta.kind, meta.shown_name()),
-            });
+            errors.push(object_error(object, &meta, problem));
             continue;
         }
         let mut decision = admit(rules, &meta, value, &tree, live);
@@ -186,6 +198,18 @@ fn check_objects(
         });
     }
     outcome
+}
+
+/// What is wrong with `object` as an input error naming it (`Kind name`).
+fn object_error(object: &Object, meta: &Meta, problem: String) -> InputError {
+    let shown = format!("{} {}", meta.kind, meta.shown_name());
+    let mut e = object.at.on(InputError::manifest(
+        &object.file,
+        None,
+        format!("{shown}: {problem}"),
+    ));
+    e.object = Some(shown);
+    e
 }
 
 /// Identity of one object.
@@ -396,6 +420,7 @@ mod tests {
             let object = Object {
                 file: "t.yaml".to_string(),
                 value: serde_json::from_str(json).expect("json"),
+                at: manifest::Place::default(),
             };
             assert_eq!(Meta::of(&object, "team-a").namespace, want, "{json}");
         }

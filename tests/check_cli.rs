@@ -543,7 +543,7 @@ fn ingresses_of_a_class_external_dns_does_not_read_are_admitted_unchecked() {
         .collect();
     assert_eq!(verdicts, [(true, 0, 0), (true, 0, 1), (false, 1, 0)]);
     assert!(
-        results[1]["warnings"][0]
+        results[1]["warnings"][0]["message"]
             .as_str()
             .unwrap_or_default()
             .starts_with("spec.ingressClassName is \"internal\", not a class external-dns reads (sources.ingressClassNames: public): external-dns skips this Ingress"),
@@ -575,7 +575,7 @@ fn an_ingress_without_a_class_is_checked_with_the_default_class_given() {
         "checked as written: external-dns reads no class-less Ingress"
     );
     assert!(
-        result["warnings"][0]
+        result["warnings"][0]["message"]
             .as_str()
             .unwrap_or_default()
             .contains("pass --default-ingress-class to check it as the cluster will"),
@@ -621,9 +621,9 @@ fn objects_external_dns_s_label_and_annotation_filters_leave_out_are_admitted_un
     let verdicts: Vec<(bool, Vec<&str>)> = results
         .iter()
         .map(|r| {
-            let warnings = r["warnings"]
-                .as_array()
-                .map_or(Vec::new(), |w| w.iter().filter_map(Value::as_str).collect());
+            let warnings = r["warnings"].as_array().map_or(Vec::new(), |w| {
+                w.iter().filter_map(|w| w["message"].as_str()).collect()
+            });
             (r["allowed"].as_bool().unwrap_or(false), warnings)
         })
         .collect();
@@ -844,4 +844,162 @@ fn an_empty_namespace_is_the_namespace_given_by_flag() {
     );
     assert_exit(&out, 0);
     assert_eq!(json_of(&out)["results"][0]["namespace"], "team-a");
+}
+
+/// `zoneguard check --output json` with `args`, `stdin` on stdin: its exit status and the JSON
+/// document it printed (which it must, whatever happened).
+fn json_doc(args: &[&str], stdin: Option<&[u8]>) -> (Option<i32>, Value) {
+    let mut all = vec!["check", "--output", "json"];
+    all.extend_from_slice(args);
+    let out = zoneguard(&all, stdin);
+    (out.status.code(), json_of(&out))
+}
+
+#[test]
+fn unusable_rules_still_give_one_json_document_with_each_error() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let keyless = dir.path().join("keyless.yaml");
+    std::fs::write(&keyless, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: zoneguard, labels: {zoneguard.io/rules: \"true\"}}\ndata: {rules.yml: x}\n").expect("write");
+    let keyless = keyless.display().to_string();
+    let bad = rules_file(
+        &dir,
+        "domainFilters: [example.com]\nregexDomainFilter: \"(x\"\n",
+    );
+    let (code, doc) = json_doc(&["--rules", &keyless, "--rules", &bad, "-"], Some(b""));
+    assert_eq!(code, Some(2), "{doc}");
+    assert_eq!(doc["enforcement"], Value::Null, "{doc}");
+    assert_eq!(doc["results"], serde_json::json!([]), "{doc}");
+    let errors = doc["errors"].as_array().expect("errors");
+    assert_eq!(errors.len(), 2, "{doc}");
+    assert_eq!(errors[0]["input"], "rules");
+    assert_eq!(errors[0]["source"], keyless.as_str());
+    assert_eq!(errors[0]["configMap"], "zoneguard/a");
+    assert_eq!(errors[0]["line"], Value::Null);
+    let message = errors[0]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with("data[\"rules.yaml\"] is missing"),
+        "{message}"
+    );
+    assert_eq!(errors[1]["source"], bad.as_str());
+    assert_eq!(errors[1]["line"], 2);
+    assert_eq!(errors[1]["key"], "regexDomainFilter");
+    assert_eq!(
+        doc["summary"],
+        serde_json::json!({"checked": 0, "admitted": 0, "denied": 0, "skipped": 0, "errors": 2})
+    );
+    let (code, doc) = json_doc(
+        &["--rules", "tests/fixtures/check/none.yaml", "-"],
+        Some(b""),
+    );
+    assert_eq!(code, Some(2), "{doc}");
+    assert_eq!(doc["errors"][0]["input"], "rules");
+}
+
+#[test]
+fn unusable_manifests_are_json_errors_beside_the_results_naming_document_item_and_object() {
+    let (code, doc) = json_doc(
+        &["--rules", RULES, "tests/fixtures/check/misshapen.yaml"],
+        None,
+    );
+    assert_eq!(code, Some(2), "{doc}");
+    let names: Vec<&str> = doc["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .filter_map(|r| r["name"].as_str())
+        .collect();
+    assert_eq!(names, ["fine"], "{doc}");
+    let file = "tests/fixtures/check/misshapen.yaml";
+    assert_eq!(
+        doc["errors"],
+        serde_json::json!([
+            {"input": "manifests", "source": file, "line": null, "document": 2, "item": 1,
+             "message": "document 2, items[1] is not a Kubernetes object: it needs string apiVersion and kind fields"},
+            {"input": "manifests", "source": file, "line": null, "document": 1,
+             "object": "Ingress wrong",
+             "message": "Ingress wrong: spec.rules is a mapping, not a list; Kubernetes would refuse the object, and zoneguard cannot read the names in it"},
+        ]),
+        "{doc}"
+    );
+    assert_eq!(
+        doc["summary"],
+        serde_json::json!({"checked": 1, "admitted": 1, "denied": 0, "skipped": 0, "errors": 2})
+    );
+    let (code, doc) = json_doc(&["--rules", RULES, "-"], Some(b"kind: [\n"));
+    assert_eq!(code, Some(2), "{doc}");
+    assert_eq!(doc["errors"][0]["source"], "-");
+    assert_eq!(doc["errors"][0]["line"], 2);
+    assert_eq!(doc["errors"][0]["document"], 1);
+    let (code, doc) = json_doc(&["--rules", RULES, "tests/fixtures/check/none.yaml"], None);
+    assert_eq!(code, Some(2), "{doc}");
+    assert_eq!(doc["errors"][0]["source"], "tests/fixtures/check/none.yaml");
+}
+
+#[test]
+fn json_summary_counts_what_the_text_summary_counts() {
+    let (code, doc) = json_doc(&["--rules", RULES, "tests/fixtures/check/mixed.yaml"], None);
+    assert_eq!(code, Some(1), "{doc}");
+    assert_eq!(doc["enforcement"], "deny");
+    assert_eq!(doc["errors"], serde_json::json!([]));
+    assert_eq!(
+        doc["summary"],
+        serde_json::json!({"checked": 4, "admitted": 2, "denied": 2, "skipped": 1, "errors": 0})
+    );
+}
+
+const OUTSIDE_INGRESS: &[u8] = b"apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: w, namespace: a}\nspec: {rules: [{host: x.other.org}]}\n";
+
+#[test]
+fn warn_mode_json_lists_each_violation_once_and_says_the_mode() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rules = rules_file(&dir, "domainFilters: [example.com]\nenforcement: warn\n");
+    let (code, doc) = json_doc(&["--rules", &rules, "-"], Some(OUTSIDE_INGRESS));
+    assert_eq!(code, Some(0), "{doc}");
+    assert_eq!(doc["enforcement"], "warn");
+    let result = &doc["results"][0];
+    assert_eq!(result["allowed"], true);
+    assert_eq!(
+        result["violations"][0]["reason"],
+        "hostname-outside-filters"
+    );
+    assert_eq!(result["warnings"], serde_json::json!([]), "{result}");
+    assert_eq!(doc["summary"]["admitted"], 1);
+}
+
+#[test]
+fn audit_mode_says_an_admitted_object_would_be_denied() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rules = rules_file(&dir, "domainFilters: [example.com]\nenforcement: audit\n");
+    let out = zoneguard(&["check", "--rules", &rules, "-"], Some(OUTSIDE_INGRESS));
+    assert_exit(&out, 0);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.starts_with("-: Ingress a/w: admitted (audit mode: would be denied)\n  - spec.rules[0].host \"x.other.org\" is outside"),
+        "{text}"
+    );
+    let (code, doc) = json_doc(&["--rules", &rules, "-"], Some(OUTSIDE_INGRESS));
+    assert_eq!(code, Some(0), "{doc}");
+    assert_eq!(doc["enforcement"], "audit");
+    assert_eq!(doc["results"][0]["allowed"], true);
+    assert_eq!(
+        doc["results"][0]["violations"][0]["reason"],
+        "hostname-outside-filters"
+    );
+}
+
+#[test]
+fn a_warning_with_a_reason_code_carries_it_in_json() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let arn = "arn:aws:iam::111122223333:role/app";
+    let policy = r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Federated":"arn:aws:iam::111122223333:oidc-provider/oidc.example.com"},"Action":"sts:AssumeRoleWithWebIdentity","Condition":{"IpAddress":{"aws:SourceIp":"10.0.0.0/8"}}}]}"#;
+    let rules = rules_file(
+        &dir,
+        &format!("irsa:\n  issuer: https://oidc.example.com\n  trustPolicies:\n    \"{arn}\": '{policy}'\n"),
+    );
+    let sa = format!("apiVersion: v1\nkind: ServiceAccount\nmetadata: {{name: app, namespace: shop, annotations: {{eks.amazonaws.com/role-arn: \"{arn}\"}}}}\n");
+    let (code, doc) = json_doc(&["--rules", &rules, "-"], Some(sa.as_bytes()));
+    assert_eq!(code, Some(0), "{doc}");
+    let warning = &doc["results"][0]["warnings"][0];
+    assert_eq!(warning["reason"], "role-unverifiable", "{doc}");
+    assert!(warning["message"].is_string(), "{doc}");
 }

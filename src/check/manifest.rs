@@ -13,36 +13,45 @@ const BOM: &[u8] = b"\xEF\xBB\xBF";
 /// Largest input file read (a guard against reading a disk image by mistake).
 const MAX_FILE_BYTES: u64 = zoneguard::text_file::MAX_BYTES;
 
-/// One object and the file it came from.
+pub use super::input_error::InputError;
+
+/// One object, the file it came from and where in it.
 #[derive(Debug, Clone)]
 pub struct Object {
     pub file: String,
     pub value: Value,
+    pub at: Place,
 }
 
-/// Input zoneguard cannot use; names the file and, where known, the line.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct InputError {
-    pub file: String,
-    pub line: Option<usize>,
-    pub message: String,
+/// Where an object is in its file: the document (1-based) and, in a `List`, the item.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Place {
+    pub document: usize,
+    /// `items[N]` of a `List`, as many as the lists nest (a `List` in a `List`).
+    pub items: Vec<usize>,
 }
 
-impl fmt::Display for InputError {
+impl fmt::Display for Place {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.line {
-            Some(line) => write!(f, "{}:{}: {}", self.file, line, self.message),
-            None => write!(f, "{}: {}", self.file, self.message),
+        write!(f, "document {}", self.document)?;
+        for i in &self.items {
+            write!(f, ", items[{i}]")?;
         }
+        Ok(())
+    }
+}
+
+impl Place {
+    /// `error` placed here.
+    pub fn on(&self, mut error: InputError) -> InputError {
+        error.document = Some(self.document);
+        error.item = self.items.last().copied();
+        error
     }
 }
 
 fn error(file: &str, line: Option<usize>, message: impl Into<String>) -> InputError {
-    InputError {
-        file: file.to_string(),
-        line,
-        message: message.into(),
-    }
+    InputError::manifest(file, line, message)
 }
 
 /// Every object under `path` (`-` = stdin); directories are walked in name order, without
@@ -161,15 +170,18 @@ pub fn read_bytes(file: &str, bytes: &[u8], out: &mut Vec<Object>, errors: &mut 
         return;
     }
     for (i, doc) in serde_yaml_ng::Deserializer::from_str(text).enumerate() {
-        let place = format!("document {}", i + 1);
+        let place = Place {
+            document: i + 1,
+            items: Vec::new(),
+        };
         match document_value(doc, survey.merges) {
-            Ok(value) => push_object(file, &place, value, out, errors),
+            Ok(value) => push_object(file, place, value, out, errors),
             Err(e) => {
-                errors.push(error(
+                errors.push(place.on(error(
                     file,
                     e.line,
                     format!("not valid YAML or JSON ({place}): {}", e.message),
-                ));
+                )));
                 return;
             }
         }
@@ -232,14 +244,16 @@ fn flaw_error(file: &str, document: usize, flaw: &yaml::Flaw) -> InputError {
         yaml::Flaw::Aliases { line, bound } => (*line, yaml::aliases_message(*bound)),
         yaml::Flaw::SecondDocument { line } => (*line, "a second document".to_string()),
     };
-    error(file, Some(line), format!("document {document}: {message}"))
+    let mut e = error(file, Some(line), format!("document {document}: {message}"));
+    e.document = Some(document);
+    e
 }
 
 /// Adds the object `value`, read at `place` of `file` ("document 2", "document 2, items[3]"),
 /// or each item of a `…List`.
 fn push_object(
     file: &str,
-    place: &str,
+    place: Place,
     value: Value,
     out: &mut Vec<Object>,
     errors: &mut Vec<InputError>,
@@ -252,27 +266,30 @@ fn push_object(
             let object = !kind.is_empty() && map.get("apiVersion").is_some_and(Value::is_string);
             if let Some(items) = items.filter(|items| !items.is_array() && !items.is_null()) {
                 let what = described(items);
-                errors.push(error(file, None, format!("{place}: the items of a {kind} are {what}, not a list; kubectl would refuse it")));
+                errors.push(place.on(error(file, None, format!("{place}: the items of a {kind} are {what}, not a list; kubectl would refuse it"))));
             } else if items.is_some() {
                 if let Some(Value::Array(items)) = map.remove("items") {
                     for (i, item) in items.into_iter().enumerate() {
-                        push_object(file, &format!("{place}, items[{i}]"), item, out, errors);
+                        let mut at = place.clone();
+                        at.items.push(i);
+                        push_object(file, at, item, out, errors);
                     }
                 }
             } else if object {
                 out.push(Object {
                     file: file.to_string(),
                     value: Value::Object(map),
+                    at: place,
                 });
             } else {
-                errors.push(error(file, None, format!("{place} is not a Kubernetes object: it needs string apiVersion and kind fields")));
+                errors.push(place.on(error(file, None, format!("{place} is not a Kubernetes object: it needs string apiVersion and kind fields"))));
             }
         }
-        _ => errors.push(error(
+        _ => errors.push(place.on(error(
             file,
             None,
             format!("{place} is not a Kubernetes object (a mapping with apiVersion and kind)"),
-        )),
+        ))),
     }
 }
 
@@ -440,6 +457,16 @@ mod tests {
                 "{items}"
             );
         }
+    }
+
+    #[test]
+    fn an_error_in_a_list_names_its_document_and_item() {
+        let (_, errors) = read("apiVersion: v1\nkind: Service\n---\napiVersion: v1\nkind: List\nitems: [{apiVersion: v1, kind: List, items: [x]}]\n");
+        let at: Vec<_> = errors.iter().map(|e| (e.document, e.item)).collect();
+        assert_eq!(at, [(Some(2), Some(0))], "{errors:?}");
+        assert!(errors[0]
+            .message
+            .starts_with("document 2, items[0], items[0] is not"));
     }
 
     #[test]

@@ -1,11 +1,12 @@
 //! `zoneguard check` output: text for CI logs, JSON for tools.
 
-use super::manifest::InputError;
+use super::input_error::{Input, InputError};
 use serde::Serialize;
 use serde_json::Value;
 use zoneguard_core::admission::Decision;
 use zoneguard_core::mutation::AddOp;
 use zoneguard_core::rules::Enforcement;
+use zoneguard_core::verdict::{Reason, Violation};
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
 pub enum Format {
@@ -34,24 +35,50 @@ pub struct Outcome {
     pub skipped: Vec<Skipped>,
 }
 
-pub fn print(format: Format, outcome: &Outcome, errors: &[InputError]) {
+/// Prints the report: errors on stderr for humans; in JSON mode one document on stdout
+/// whatever happened, errors included; in text mode the results (none when the rules are
+/// unusable, `enforcement` `None`).
+pub fn print(
+    format: Format,
+    enforcement: Option<Enforcement>,
+    outcome: &Outcome,
+    errors: &[InputError],
+) {
     for e in errors {
-        eprintln!("zoneguard check: {e}");
+        match e.input {
+            Input::Rules => eprintln!("zoneguard check: rules: {e}"),
+            Input::Manifests | Input::Iam => eprintln!("zoneguard check: {e}"),
+        }
     }
     match format {
         Format::Json => println!(
             "{}",
-            serde_json::to_string_pretty(&to_json(outcome)).unwrap_or_default()
+            serde_json::to_string_pretty(&to_json(enforcement, outcome, errors))
+                .unwrap_or_default()
         ),
-        Format::Text => print!("{}", to_text(outcome)),
+        Format::Text if enforcement.is_some() => print!("{}", to_text(outcome)),
+        Format::Text => {}
     }
 }
 
 /// The JSON report, as the README's `--output json` example shows it.
 #[derive(Serialize)]
 pub struct Report<'a> {
+    /// The rules' enforcement mode; `null` when the rules are unusable.
+    enforcement: Option<&'static str>,
     results: Vec<ResultJson<'a>>,
     skipped: Vec<SkippedJson<'a>>,
+    errors: &'a [InputError],
+    summary: Summary,
+}
+
+#[derive(Serialize)]
+struct Summary {
+    checked: usize,
+    admitted: usize,
+    denied: usize,
+    skipped: usize,
+    errors: usize,
 }
 
 #[derive(Serialize)]
@@ -64,8 +91,16 @@ struct ResultJson<'a> {
     name: &'a str,
     allowed: bool,
     violations: Vec<ViolationJson<'a>>,
-    warnings: &'a [String],
+    warnings: Vec<WarningJson<'a>>,
     patch: &'a [AddOp],
+}
+
+/// A warning: its message, and its reason code where it has one (`role-unverifiable`).
+#[derive(Serialize)]
+struct WarningJson<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<&'static str>,
+    message: &'a str,
 }
 
 #[derive(Serialize)]
@@ -83,7 +118,36 @@ struct SkippedJson<'a> {
     name: &'a str,
 }
 
-pub fn to_json(outcome: &Outcome) -> Report<'_> {
+fn enforcement_name(mode: Enforcement) -> &'static str {
+    match mode {
+        Enforcement::Deny => "deny",
+        Enforcement::Warn => "warn",
+        Enforcement::Audit => "audit",
+    }
+}
+
+/// The reason code a warning's text gives, in the form the core writes it: `(role-unverifiable)`.
+fn warning_reason(text: &str) -> Option<&'static str> {
+    let reason = Reason::RoleUnverifiable.as_str();
+    text.contains(&format!("({reason})")).then_some(reason)
+}
+
+/// Whether `warning` is warn mode's copy of one of `violations` (`<message> (<why admitted>)`),
+/// which the JSON report leaves out: the violation is listed, and `enforcement` says it was
+/// admitted.
+fn repeats_a_violation(warning: &str, violations: &[Violation]) -> bool {
+    violations.iter().any(|v| {
+        warning
+            .strip_prefix(v.message.as_str())
+            .is_some_and(|rest| rest.starts_with(" (") && rest.ends_with(')'))
+    })
+}
+
+pub fn to_json<'a>(
+    enforcement: Option<Enforcement>,
+    outcome: &'a Outcome,
+    errors: &'a [InputError],
+) -> Report<'a> {
     let results = outcome.results.iter().map(|r| {
         let d = &r.decision;
         ResultJson {
@@ -103,7 +167,17 @@ pub fn to_json(outcome: &Outcome) -> Report<'_> {
                     message: &v.message,
                 })
                 .collect(),
-            warnings: &d.warnings,
+            warnings: d
+                .warnings
+                .iter()
+                .filter(|w| {
+                    d.enforcement != Enforcement::Warn || !repeats_a_violation(w, &d.violations)
+                })
+                .map(|w| WarningJson {
+                    reason: warning_reason(w),
+                    message: w,
+                })
+                .collect(),
             patch: &d.patch,
         }
     });
@@ -112,19 +186,37 @@ pub fn to_json(outcome: &Outcome) -> Report<'_> {
         kind: &s.kind,
         name: &s.name,
     });
+    let denied = outcome.denied();
     Report {
+        enforcement: enforcement.map(enforcement_name),
         results: results.collect(),
         skipped: skipped.collect(),
+        errors,
+        summary: Summary {
+            checked: outcome.results.len(),
+            admitted: outcome.results.len() - denied,
+            denied,
+            skipped: outcome.skipped.len(),
+            errors: errors.len(),
+        },
+    }
+}
+
+impl Outcome {
+    /// How many objects were denied.
+    fn denied(&self) -> usize {
+        self.results.iter().filter(|r| !r.decision.allowed).count()
     }
 }
 
 pub fn to_text(outcome: &Outcome) -> String {
     let mut out = String::new();
     for r in &outcome.results {
-        let verdict = if r.decision.allowed {
-            "admitted"
-        } else {
-            "DENIED"
+        let audited = r.decision.enforcement == Enforcement::Audit;
+        let verdict = match (r.decision.allowed, r.decision.violations.is_empty()) {
+            (false, _) => "DENIED",
+            (true, false) if audited => "admitted (audit mode: would be denied)",
+            (true, _) => "admitted",
         };
         out.push_str(&format!(
             "{}: {} {}/{}: {verdict}\n",
@@ -157,11 +249,7 @@ pub fn to_text(outcome: &Outcome) -> String {
             shown(&s.name)
         ));
     }
-    let denied = outcome
-        .results
-        .iter()
-        .filter(|r| !r.decision.allowed)
-        .count();
+    let denied = outcome.denied();
     out.push_str(&format!(
         "{} checked: {} admitted, {denied} denied; {} skipped\n",
         outcome.results.len(),

@@ -1,6 +1,7 @@
 //! The rule sources a `--rules` file holds: one rules document, or the rule ConfigMaps among
 //! Kubernetes objects (a GitOps repository's manifests, `kubectl get configmaps -o yaml`).
 
+use super::input_error::InputError;
 use super::manifest::{self, Object};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -12,8 +13,13 @@ use zoneguard_core::tree::Node;
 /// One rules document: its name in messages, and its text.
 #[derive(Debug, PartialEq, Eq)]
 pub struct RuleText {
+    /// `file`, or `file: ConfigMap ns/name`.
     pub name: String,
     pub text: String,
+    /// The file it was read from.
+    pub file: String,
+    /// The rule ConfigMap it is the `rules.yaml` of (`ns/name`).
+    pub config_map: Option<String>,
 }
 
 /// What the `--rules` files gave: their rules documents, warnings about ConfigMaps that look
@@ -24,7 +30,7 @@ pub struct RuleText {
 pub struct RuleTexts {
     pub texts: Vec<RuleText>,
     pub warnings: Vec<String>,
-    pub errors: Vec<String>,
+    pub errors: Vec<InputError>,
 }
 
 /// Reads every `--rules` file: rules documents in the order given, then the rule ConfigMaps in
@@ -42,30 +48,35 @@ pub fn read_all(paths: &[String]) -> RuleTexts {
         let text = match zoneguard::text_file::read(Path::new(path)) {
             Ok(text) => text,
             Err(e) => {
-                out.errors.push(format!("{path}: {e}"));
+                out.errors.push(InputError::rules(path, e.to_string()));
                 continue;
             }
         };
         if let Some(why) = rules::empty_file_problem(&text) {
-            out.errors.push(format!("{path}: {why}"));
+            out.errors.push(InputError::rules(path, why.to_string()));
             continue;
         }
         if !rules::is_kubernetes_object(&text) {
             out.texts.push(RuleText {
                 name: path.clone(),
                 text,
+                file: path.clone(),
+                config_map: None,
             });
             continue;
         }
         let (mut objects, mut unusable) = (Vec::new(), Vec::new());
         manifest::read_bytes(path, text.as_bytes(), &mut objects, &mut unusable);
-        out.errors.extend(unusable.iter().map(ToString::to_string));
+        out.errors.extend(unusable.iter().cloned().map(|mut e| {
+            e.input = super::input_error::Input::Rules;
+            e
+        }));
         let errors_before = out.errors.len();
         let mut found = 0;
         for cm in objects.iter().filter_map(ConfigMap::of) {
             let shown = cm.shown();
             if let Some(first) = seen.insert(shown.clone(), path.clone()) {
-                out.errors.push(format!("{path}: {shown} is also in {first}: a cluster holds one ConfigMap of a name, so keep one of them"));
+                out.errors.push(InputError::rules(path, format!("{shown} is also in {first}: a cluster holds one ConfigMap of a name, so keep one of them")));
             } else if let Some(text) = cm.read_into(path, &mut out) {
                 configmaps.insert(shown, text);
                 namespaces.insert(cm.namespace.clone());
@@ -73,7 +84,7 @@ pub fn read_all(paths: &[String]) -> RuleTexts {
             }
         }
         if found == 0 && out.errors.len() == errors_before && unusable.is_empty() {
-            out.errors.push(format!("{path}: holds Kubernetes objects but no ConfigMap labelled {RULES_LABEL}: \"true\"; a rules file is one rules document, or rule ConfigMaps as the cluster holds them"));
+            out.errors.push(InputError::rules(path, format!("holds Kubernetes objects but no ConfigMap labelled {RULES_LABEL}: \"true\"; a rules file is one rules document, or rule ConfigMaps as the cluster holds them")));
         }
     }
     if namespaces.len() > 1 {
@@ -107,10 +118,15 @@ impl<'a> ConfigMap<'a> {
 
     /// `ConfigMap ns/name` as zoneguard serve names it (`ConfigMap name` with no namespace).
     fn shown(&self) -> String {
+        format!("ConfigMap {}", self.at())
+    }
+
+    /// `ns/name` (`name` with no namespace).
+    fn at(&self) -> String {
         if self.namespace.is_empty() {
-            format!("ConfigMap {}", self.name)
+            self.name.clone()
         } else {
-            format!("ConfigMap {}/{}", self.namespace, self.name)
+            format!("{}/{}", self.namespace, self.name)
         }
     }
 
@@ -122,9 +138,15 @@ impl<'a> ConfigMap<'a> {
                 return Some(RuleText {
                     name: format!("{path}: {shown}"),
                     text: text.to_string(),
+                    file: path.to_string(),
+                    config_map: Some(self.at()),
                 })
             }
-            (true, Err(missing)) => out.errors.push(format!("{path}: {shown}: {missing}")),
+            (true, Err(missing)) => {
+                let mut e = InputError::rules(path, missing);
+                e.config_map = Some(self.at());
+                out.errors.push(e);
+            }
             (false, Ok(_)) => out.warnings.push(format!("{path}: {shown} has data[{RULES_KEY:?}] but not the label {RULES_LABEL}: \"true\", so zoneguard serve would not read it; not used")),
             (false, Err(_)) => {}
         }
@@ -162,8 +184,10 @@ mod tests {
         assert_eq!(
             read.texts,
             [RuleText {
-                name: path,
-                text: "domainFilters: [example.com]\n".into()
+                name: path.clone(),
+                text: "domainFilters: [example.com]\n".into(),
+                file: path,
+                config_map: None,
             }]
         );
     }
@@ -309,7 +333,8 @@ mod tests {
             let path = file(&dir, "r.yaml", text);
             let errors = read_all(std::slice::from_ref(&path)).errors;
             assert!(!errors.is_empty(), "{what}");
-            let all = errors.join("\n");
+            let all: Vec<String> = errors.iter().map(ToString::to_string).collect();
+            let all = all.join("\n");
             assert!(all.starts_with(&path), "{what}: {all}");
             for want in *wants {
                 assert!(all.contains(want), "{what}: {all}");
@@ -332,7 +357,11 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let cm = configmap("a", LABEL, "rules.yaml: '{}'");
         let (one, two) = (file(&dir, "1.yaml", &cm), file(&dir, "2.yaml", &cm));
-        let errors = read_all(&[one.clone(), two.clone()]).errors;
+        let errors: Vec<String> = read_all(&[one.clone(), two.clone()])
+            .errors
+            .iter()
+            .map(ToString::to_string)
+            .collect();
         assert_eq!(
             errors,
             [format!("{two}: ConfigMap zoneguard/a is also in {one}: a cluster holds one ConfigMap of a name, so keep one of them")]
