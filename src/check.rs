@@ -61,6 +61,9 @@ pub fn run(args: Args) -> ExitCode {
     for path in &args.paths {
         manifest::read_path(path, &mut objects, &mut errors);
     }
+    if objects.is_empty() && errors.is_empty() {
+        errors.push(no_objects(&args.paths));
+    }
     let live = match args
         .iam
         .then(|| live::LiveIam::start(&args.aws))
@@ -98,6 +101,23 @@ pub fn run(args: Args) -> ExitCode {
 fn unusable(format: report::Format, errors: Vec<InputError>) -> ExitCode {
     report::print(format, None, &report::Outcome::default(), &errors);
     ExitCode::from(2)
+}
+
+/// The error when the inputs held no object at all (as `kubectl apply` refuses "no objects
+/// passed to apply"): a directory without manifests, or empty files, pass nothing silently.
+fn no_objects(paths: &[String]) -> InputError {
+    let shown: Vec<&str> = paths
+        .iter()
+        .map(|p| if p == "-" { "stdin" } else { p.as_str() })
+        .collect();
+    let dirs = paths.iter().any(|p| std::path::Path::new(p).is_dir());
+    let searched = if dirs {
+        " (a directory is searched for *.yaml, *.yml and *.json files)"
+    } else {
+        ""
+    };
+    let message = format!("no objects found in {}{searched}", shown.join(", "));
+    InputError::new(Input::Manifests, None, None, message)
 }
 
 /// The rules of every `--rules` file combined; warnings go to stderr.

@@ -1003,3 +1003,36 @@ fn a_warning_with_a_reason_code_carries_it_in_json() {
     assert_eq!(warning["reason"], "role-unverifiable", "{doc}");
     assert!(warning["message"].is_string(), "{doc}");
 }
+
+#[test]
+fn no_object_in_any_input_is_unusable_input_not_a_pass() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let empty_dir = dir.path().join("manifests");
+    std::fs::create_dir(&empty_dir).expect("mkdir");
+    std::fs::write(empty_dir.join("notes.txt"), "not a manifest").expect("write");
+    let empty_dir = empty_dir.display().to_string();
+    let empty_file = dir.path().join("empty.yaml");
+    std::fs::write(&empty_file, "---\n# nothing yet\n").expect("write");
+    let empty_file = empty_file.display().to_string();
+    /// The manifest paths, stdin, and the error.
+    type Case<'a> = (&'a [&'a str], Option<&'a [u8]>, String);
+    let table: [Case<'_>; 3] = [
+        (&[&empty_dir], None, format!("no objects found in {empty_dir} (a directory is searched for *.yaml, *.yml and *.json files)")),
+        (&[&empty_file, "-"], Some(b""), format!("no objects found in {empty_file}, stdin")),
+        (&["-"], Some(b"\n"), "no objects found in stdin".to_string()),
+    ];
+    for (paths, stdin, want) in table {
+        let mut args = vec!["check", "--rules", RULES];
+        args.extend_from_slice(paths);
+        let out = zoneguard(&args, stdin);
+        assert_unusable(&out, &[&format!("zoneguard check: {want}\n")]);
+        args.extend_from_slice(&["--output", "json"]);
+        let doc = json_of(&zoneguard(&args, stdin));
+        assert_eq!(doc["errors"][0]["message"], want.as_str(), "{doc}");
+        assert_eq!(doc["summary"]["errors"], 1, "{doc}");
+    }
+    // A skipped object was read: nothing is wrong with the input.
+    let deployment = b"apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: app}\n";
+    let out = zoneguard(&["check", "--rules", RULES, "-"], Some(deployment));
+    assert_exit(&out, 0);
+}
