@@ -202,11 +202,11 @@ fn check_objects(
             continue;
         }
         let mut decision = admit(rules, &meta, value, &tree, live);
-        let reads_some_classes = !rules.sources.ingress_class_names.is_empty();
-        if ingress && reads_some_classes && ingress_class::unclassed(value) {
-            decision
-                .warnings
-                .push(ingress_class::UNKNOWN_DEFAULT_WARNING.to_string());
+        let classes = &rules.sources.ingress_class_names;
+        if ingress && !classes.is_empty() && ingress_class::unclassed(value) {
+            let names = ingress_class::hostnames(rules, &meta.namespace, value);
+            let warning = ingress_class::unknown_default_warning(classes, &names);
+            decision.warnings.push(warning);
         }
         outcome.results.push(Checked {
             file: object.file.clone(),

@@ -572,13 +572,16 @@ fn an_ingress_without_a_class_is_checked_with_the_default_class_given() {
     assert_eq!(
         code,
         Some(0),
-        "checked as written: external-dns reads no class-less Ingress"
+        "as written: external-dns reads no class-less Ingress, so its names are not checked"
     );
+    let warning = result["warnings"][0]["message"]
+        .as_str()
+        .unwrap_or_default();
     assert!(
-        result["warnings"][0]["message"]
-            .as_str()
-            .unwrap_or_default()
-            .contains("pass --default-ingress-class to check it as the cluster will"),
+        warning.contains(
+            "so as written it is skipped and its hostnames were not checked (web.corp.internal)"
+        ) && warning
+            .contains("pass --default-ingress-class NAME to check them as the cluster will"),
         "{result}"
     );
     let (code, result) = check(&["--default-ingress-class", "public"]);
