@@ -20,25 +20,37 @@ use zoneguard_core::source::{self, Kind};
 use zoneguard_core::tree::Node;
 
 #[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Exit status: 0 every object admitted, 1 at least one denied, 2 unusable \
+input (rules or manifests, or no object found in them). With --output json, stdout is one JSON \
+document whatever the outcome, unusable input included (its errors under \"errors\")."
+)]
 pub struct Args {
     /// Rules file (YAML or JSON): one rules document, or rule ConfigMaps (labelled
     /// zoneguard.io/rules="true", key rules.yaml) as the cluster holds them; repeat to combine
-    /// several, as rule ConfigMaps combine.
+    /// several, as rule ConfigMaps combine; a comma separates files here and in ZONEGUARD_RULES.
     #[arg(
         long = "rules",
+        value_name = "FILE",
         required = true,
         env = "ZONEGUARD_RULES",
         value_delimiter = ','
     )]
     rules: Vec<String>,
     /// Namespace for objects without metadata.namespace.
-    #[arg(long, default_value = "default", env = "ZONEGUARD_NAMESPACE")]
+    #[arg(
+        long,
+        value_name = "NS",
+        default_value = "default",
+        env = "ZONEGUARD_NAMESPACE"
+    )]
     namespace: String,
     /// Output format.
     #[arg(long, value_enum, default_value_t = report::Format::Text, env = "ZONEGUARD_OUTPUT")]
     output: report::Format,
-    /// Manifest files or directories; `-` reads stdin.
-    #[arg(required = true)]
+    /// Manifest files or directories (walked for *.yaml, *.yml and *.json files); `-` reads
+    /// stdin.
+    #[arg(value_name = "PATH", required = true)]
     paths: Vec<String>,
     /// Check ServiceAccounts against live IAM (the SDK's default credential chain), as the
     /// webhook does with `irsa.source: iam`.
@@ -48,7 +60,7 @@ pub struct Args {
     aws: zoneguard::iam::AwsArgs,
     /// The cluster's default IngressClass: given to an Ingress that names no class before it is
     /// checked, as the API server does (matters when the rules set sources.ingressClassNames).
-    #[arg(long, env = "ZONEGUARD_DEFAULT_INGRESS_CLASS")]
+    #[arg(long, value_name = "NAME", env = "ZONEGUARD_DEFAULT_INGRESS_CLASS")]
     default_ingress_class: Option<String>,
 }
 

@@ -1039,3 +1039,35 @@ fn no_object_in_any_input_is_unusable_input_not_a_pass() {
     let out = zoneguard(&["check", "--rules", RULES, "-"], Some(deployment));
     assert_exit(&out, 0);
 }
+
+#[test]
+fn check_help_gives_the_exit_codes_and_the_rules_value_name() {
+    let out = zoneguard(&["check", "--help"], None);
+    let help = String::from_utf8_lossy(&out.stdout);
+    for want in [
+        "--rules <FILE>",
+        "comma separates files here and in ZONEGUARD_RULES",
+        "Exit status: 0 every object admitted, 1 at least one denied, 2 unusable input",
+    ] {
+        assert!(help.contains(want), "{want:?} not in:\n{help}");
+    }
+}
+
+#[test]
+fn zoneguard_rules_takes_several_files_comma_separated() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (a, b) = (dir.path().join("a.yaml"), dir.path().join("b.yaml"));
+    std::fs::write(&a, "domainFilters: [example.com]\n").expect("write");
+    std::fs::write(&b, "enforcement: warn\n").expect("write");
+    let out = Command::new(env!("CARGO_BIN_EXE_zoneguard"))
+        .args(["check", "--output", "json", "-"])
+        .env(
+            "ZONEGUARD_RULES",
+            format!("{},{}", a.display(), b.display()),
+        )
+        .stdin(Stdio::null())
+        .output()
+        .expect("zoneguard runs");
+    let doc = json_of(&out);
+    assert_eq!(doc["enforcement"], "warn", "both files read: {doc}");
+}
