@@ -895,7 +895,7 @@ fn unusable_rules_still_give_one_json_document_with_each_error() {
         Some(b""),
     );
     assert_eq!(code, Some(2), "{doc}");
-    assert_eq!(doc["errors"][0]["input"], "rules");
+    assert_eq!(doc["errors"][0]["message"], "cannot read: no such file");
 }
 
 #[test]
@@ -935,7 +935,7 @@ fn unusable_manifests_are_json_errors_beside_the_results_naming_document_item_an
     assert_eq!(doc["errors"][0]["document"], 1);
     let (code, doc) = json_doc(&["--rules", RULES, "tests/fixtures/check/none.yaml"], None);
     assert_eq!(code, Some(2), "{doc}");
-    assert_eq!(doc["errors"][0]["source"], "tests/fixtures/check/none.yaml");
+    assert_eq!(doc["errors"][0]["message"], "cannot read: no such file");
 }
 
 #[test]

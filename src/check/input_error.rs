@@ -93,9 +93,41 @@ impl fmt::Display for InputError {
     }
 }
 
+/// An I/O error in plain words, without Rust's ` (os error N)`.
+pub fn io_words(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file".to_string(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+        _ => {
+            let text = e.to_string();
+            match text.rfind(" (os error ") {
+                Some(at) if text.ends_with(')') => text[..at].to_string(),
+                _ => text,
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::{Error, ErrorKind};
+
+    #[test]
+    fn io_errors_are_told_without_the_os_error_number() {
+        let table = [
+            (Error::from(ErrorKind::NotFound), "no such file"),
+            (
+                Error::from(ErrorKind::PermissionDenied),
+                "permission denied",
+            ),
+            (Error::from_raw_os_error(21), "Is a directory"),
+            (Error::other("odd"), "odd"),
+        ];
+        for (e, want) in table {
+            assert_eq!(io_words(&e), want, "{e}");
+        }
+    }
 
     #[test]
     fn stderr_names_file_configmap_line_and_key() {

@@ -13,6 +13,7 @@ const BOM: &[u8] = b"\xEF\xBB\xBF";
 /// Largest input file read (a guard against reading a disk image by mistake).
 const MAX_FILE_BYTES: u64 = zoneguard::text_file::MAX_BYTES;
 
+use super::input_error::io_words;
 pub use super::input_error::InputError;
 
 /// One object, the file it came from and where in it.
@@ -64,7 +65,11 @@ pub fn read_path(path: &str, out: &mut Vec<Object>, errors: &mut Vec<InputError>
             .read_to_end(&mut bytes)
         {
             Ok(_) => read_bytes("-", &bytes, out, errors),
-            Err(e) => errors.push(error("-", None, format!("cannot read stdin: {e}"))),
+            Err(e) => errors.push(error(
+                "-",
+                None,
+                format!("cannot read stdin: {}", io_words(&e)),
+            )),
         }
         return;
     }
@@ -86,7 +91,7 @@ fn walk(dir: &Path, errors: &mut Vec<InputError>) -> Vec<PathBuf> {
             errors.push(error(
                 &dir.display().to_string(),
                 None,
-                format!("cannot read directory: {e}"),
+                format!("cannot read directory: {}", io_words(&e)),
             ));
             return files;
         }
@@ -131,7 +136,7 @@ fn read_file(path: &Path, out: &mut Vec<Object>, errors: &mut Vec<InputError>) {
     });
     match read {
         Ok(bytes) => read_bytes(&name, &bytes, out, errors),
-        Err(e) => errors.push(error(&name, None, format!("cannot read: {e}"))),
+        Err(e) => errors.push(error(&name, None, format!("cannot read: {}", io_words(&e)))),
     }
 }
 

@@ -1,7 +1,7 @@
 //! The rule sources a `--rules` file holds: one rules document, or the rule ConfigMaps among
 //! Kubernetes objects (a GitOps repository's manifests, `kubectl get configmaps -o yaml`).
 
-use super::input_error::InputError;
+use super::input_error::{io_words, InputError};
 use super::manifest::{self, Object};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -47,6 +47,11 @@ pub fn read_all(paths: &[String]) -> RuleTexts {
     for path in paths {
         let text = match zoneguard::text_file::read(Path::new(path)) {
             Ok(text) => text,
+            Err(zoneguard::text_file::ReadError::Io(e)) => {
+                let why = format!("cannot read: {}", io_words(&e));
+                out.errors.push(InputError::rules(path, why));
+                continue;
+            }
             Err(e) => {
                 out.errors.push(InputError::rules(path, e.to_string()));
                 continue;
