@@ -271,7 +271,8 @@ fn push_object(
             let object = !kind.is_empty() && map.get("apiVersion").is_some_and(Value::is_string);
             if let Some(items) = items.filter(|items| !items.is_array() && !items.is_null()) {
                 let what = described(items);
-                errors.push(place.on(error(file, None, format!("{place}: the items of a {kind} are {what}, not a list; kubectl would refuse it"))));
+                let a = article(kind);
+                errors.push(place.on(error(file, None, format!("{place}: the items of {a} {kind} are {what}, not a list; kubectl would refuse it"))));
             } else if items.is_some() {
                 if let Some(Value::Array(items)) = map.remove("items") {
                     for (i, item) in items.into_iter().enumerate() {
@@ -295,6 +296,14 @@ fn push_object(
             None,
             format!("{place} is not a Kubernetes object (a mapping with apiVersion and kind)"),
         ))),
+    }
+}
+
+/// "an" before a word that begins with a vowel letter (`an IngressList`), else "a".
+fn article(word: &str) -> &'static str {
+    match word.chars().next().map(|c| c.to_ascii_lowercase()) {
+        Some('a' | 'e' | 'i' | 'o' | 'u') => "an",
+        _ => "a",
     }
 }
 
@@ -461,6 +470,15 @@ mod tests {
                 (objects, Vec::from_iter(message)),
                 "{items}"
             );
+        }
+    }
+
+    #[test]
+    fn a_list_kind_is_named_with_the_article_its_first_letter_takes() {
+        for (kind, a) in [("IngressList", "an"), ("ServiceList", "a"), ("List", "a")] {
+            let (_, errors) = read(&format!("apiVersion: v1\nkind: {kind}\nitems: x\n"));
+            let want = format!("document 1: the items of {a} {kind} are a scalar");
+            assert!(errors[0].message.starts_with(&want), "{errors:?}");
         }
     }
 
