@@ -232,9 +232,9 @@ fn check_objects(
     outcome
 }
 
-/// What is wrong with `object` as an input error naming it (`Kind name`).
+/// What is wrong with `object` as an input error naming it as the results do (`Kind ns/name`).
 fn object_error(object: &Object, meta: &Meta, problem: String) -> InputError {
-    let shown = format!("{} {}", meta.kind, meta.shown_name());
+    let shown = format!("{} {}", meta.kind, meta.shown_at());
     let mut e = object.at.on(InputError::manifest(
         &object.file,
         None,
@@ -265,6 +265,13 @@ impl Meta {
         } else {
             &self.name
         }
+    }
+
+    /// `ns/name` as the report shows it (`ns/(unnamed)` for an object with neither name).
+    fn shown_at(&self) -> String {
+        let name = self.shown_name();
+        let name = if name.is_empty() { "(unnamed)" } else { name };
+        format!("{}/{name}", self.namespace)
     }
 
     fn of(object: &Object, default_ns: &str) -> Self {
