@@ -2,6 +2,7 @@
 
 mod ingress_class;
 mod input_error;
+mod kinds;
 mod live;
 mod manifest;
 mod report;
@@ -205,6 +206,9 @@ fn check_objects(
             outcome.skipped.push(Skipped {
                 file: object.file.clone(),
                 name: meta.shown_name().to_owned(),
+                warnings: kinds::misspelt(&meta.group, &meta.kind)
+                    .into_iter()
+                    .collect(),
                 kind: meta.kind,
             });
             continue;

@@ -1041,6 +1041,26 @@ fn no_object_in_any_input_is_unusable_input_not_a_pass() {
 }
 
 #[test]
+fn a_misspelt_checked_kind_is_skipped_with_a_warning_naming_the_kind_meant() {
+    let route = b"apiVersion: gateway.networking.k8s.io/v1\nkind: HTTProute\nmetadata: {name: r, namespace: a}\nspec: {hostnames: [x.other.org]}\n";
+    let out = zoneguard(&["check", "--rules", RULES, "-"], Some(route));
+    assert_exit(&out, 0);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let warning = "kind HTTProute is not a kind zoneguard checks; did you mean HTTPRoute?";
+    assert!(
+        text.contains(&format!(
+            "-: HTTProute r: skipped (zoneguard does not check this kind)\n  warning: {warning}\n"
+        )),
+        "{text}"
+    );
+    let (_, doc) = json_doc(&["--rules", RULES, "-"], Some(route));
+    assert_eq!(
+        doc["skipped"][0]["warnings"][0]["message"], warning,
+        "{doc}"
+    );
+}
+
+#[test]
 fn check_help_gives_the_exit_codes_and_the_rules_value_name() {
     let out = zoneguard(&["check", "--help"], None);
     let help = String::from_utf8_lossy(&out.stdout);

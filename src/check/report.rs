@@ -27,6 +27,8 @@ pub struct Skipped {
     pub file: String,
     pub kind: String,
     pub name: String,
+    /// A kind that looks like a misspelt checked kind.
+    pub warnings: Vec<String>,
 }
 
 #[derive(Default)]
@@ -116,6 +118,8 @@ struct SkippedJson<'a> {
     file: &'a str,
     kind: &'a str,
     name: &'a str,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    warnings: Vec<WarningJson<'a>>,
 }
 
 fn enforcement_name(mode: Enforcement) -> &'static str {
@@ -141,6 +145,16 @@ fn repeats_a_violation(warning: &str, violations: &[Violation]) -> bool {
             .strip_prefix(v.message.as_str())
             .is_some_and(|rest| rest.starts_with(" (") && rest.ends_with(')'))
     })
+}
+
+fn warnings_json(texts: &[String]) -> Vec<WarningJson<'_>> {
+    texts
+        .iter()
+        .map(|w| WarningJson {
+            reason: warning_reason(w),
+            message: w,
+        })
+        .collect()
 }
 
 pub fn to_json<'a>(
@@ -185,6 +199,7 @@ pub fn to_json<'a>(
         file: &s.file,
         kind: &s.kind,
         name: &s.name,
+        warnings: warnings_json(&s.warnings),
     });
     let denied = outcome.denied();
     Report {
@@ -248,6 +263,9 @@ pub fn to_text(outcome: &Outcome) -> String {
             s.kind,
             shown(&s.name)
         ));
+        for w in &s.warnings {
+            out.push_str(&format!("  warning: {w}\n"));
+        }
     }
     let denied = outcome.denied();
     out.push_str(&format!(
