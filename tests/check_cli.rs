@@ -880,7 +880,8 @@ fn unusable_rules_still_give_one_json_document_with_each_error() {
     assert_eq!(errors[0]["line"], Value::Null);
     let message = errors[0]["message"].as_str().unwrap_or_default();
     assert!(
-        message.starts_with("data[\"rules.yaml\"] is missing"),
+        message.starts_with("data[\"rules.yaml\"] is missing")
+            && message.ends_with("(found rules.yml; rename it to rules.yaml)"),
         "{message}"
     );
     assert_eq!(errors[1]["source"], bad.as_str());

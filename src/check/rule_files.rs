@@ -135,6 +135,21 @@ impl<'a> ConfigMap<'a> {
         }
     }
 
+    /// A data key that differs from `rules.yaml` only in case or extension (`rules.yml`,
+    /// `Rules.yaml`, `rules`): most likely meant as it.
+    fn near_key(&self) -> Option<&str> {
+        let data = self.tree.get("data")?.as_object()?;
+        let stem = |k: &str| {
+            let lower = k.to_ascii_lowercase();
+            [".yaml", ".yml", ".json"]
+                .iter()
+                .find_map(|ext| lower.strip_suffix(ext).map(str::to_string))
+                .unwrap_or(lower)
+        };
+        let want = stem(RULES_KEY);
+        data.keys().find(|k| *k != RULES_KEY && stem(k) == want)
+    }
+
     /// Its rules when it is a rule ConfigMap; otherwise what is wrong with it goes into `out`.
     fn read_into(&self, path: &str, out: &mut RuleTexts) -> Option<RuleText> {
         let shown = self.shown();
@@ -148,7 +163,11 @@ impl<'a> ConfigMap<'a> {
                 })
             }
             (true, Err(missing)) => {
-                let mut e = InputError::rules(path, missing);
+                let hint = self
+                    .near_key()
+                    .map(|k| format!(" (found {k}; rename it to {RULES_KEY})"));
+                let message = missing + hint.as_deref().unwrap_or_default();
+                let mut e = InputError::rules(path, message);
                 e.config_map = Some(self.at());
                 out.errors.push(e);
             }
@@ -316,6 +335,14 @@ mod tests {
                 "a labelled ConfigMap without the key",
                 &label_only,
                 &["ConfigMap zoneguard/a", "data[\"rules.yaml\"] is missing"],
+            ),
+            (
+                "a labelled ConfigMap whose key is rules.yml",
+                &configmap("a", LABEL, "rules.yml: '{}'"),
+                &[
+                    "ConfigMap zoneguard/a: data[\"rules.yaml\"] is missing",
+                    "(found rules.yml; rename it to rules.yaml)",
+                ],
             ),
             (
                 "one ConfigMap twice",
