@@ -99,11 +99,14 @@ pub enum Match {
     Included { by: Option<String> },
     /// Plain lists: the include list is non-empty and no filter in it covers the name.
     NotIncluded,
-    /// Plain lists: the name is included, but the (normalised) exclusion `by` covers it.
-    Excluded { by: String },
-    /// Regex mode: `regexDomainFilter` is set and does not match the name.
+    /// Plain lists: the name is included (by the normalised filter `within`; `None` when
+    /// the include list is empty), but the (normalised) exclusion `by` covers it.
+    Excluded { by: String, within: Option<String> },
+    /// Regex mode: `regexDomainFilter` is set and does not match the name (whether or not
+    /// `regexDomainExclusion` matches it).
     RegexNotIncluded,
-    /// Regex mode: `regexDomainExclusion` matches the name.
+    /// Regex mode: `regexDomainFilter` is unset or matches the name, and
+    /// `regexDomainExclusion` matches it.
     RegexExcluded,
 }
 
@@ -169,11 +172,13 @@ impl DomainFilter {
         let name = normalize::normalize(name);
         match &self.mode {
             Mode::Plain { include, exclude } => explain_plain(include, exclude, &name),
+            // The include pattern first: an excluded name is reported as excluded only when
+            // the include pattern admits it, so that the fix ("avoid the exclusion") works.
             Mode::Regex { include, exclude } => {
-                if exclude.as_ref().is_some_and(|re| is_match(re, &name)) {
-                    Match::RegexExcluded
-                } else if include.as_ref().is_some_and(|re| !is_match(re, &name)) {
+                if include.as_ref().is_some_and(|re| !is_match(re, &name)) {
                     Match::RegexNotIncluded
+                } else if exclude.as_ref().is_some_and(|re| is_match(re, &name)) {
+                    Match::RegexExcluded
                 } else {
                     Match::Included { by: None }
                 }
@@ -210,6 +215,7 @@ fn explain_plain(include: &SuffixIndex, exclude: &SuffixIndex, name: &str) -> Ma
     match exclude.find(name) {
         Some(filter) => Match::Excluded {
             by: filter.to_owned(),
+            within: by,
         },
         None => Match::Included { by },
     }

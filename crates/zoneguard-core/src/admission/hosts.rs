@@ -1,6 +1,6 @@
 //! Judges each hostname an object asks for.
 
-use crate::filter::{self, FilterSpec};
+use crate::filter::{self, FilterSpec, Match};
 use crate::hostname::{self, GatewayDrop};
 use crate::rules::RuleSet;
 use crate::source::{Candidate, Field, Record};
@@ -37,15 +37,14 @@ pub fn judge(rules: &RuleSet, namespace: &str, c: &Candidate) -> Option<Violatio
     if !rules.cluster.matches_normalized(&normalized) {
         return Some(violation(
             Reason::HostnameOutsideFilters,
-            format!("{at} is outside the domains this cluster's external-dns manages ({}); external-dns would skip it and no DNS record would appear: {}", describe(rules.cluster.spec()), cluster_fix(rules.cluster.spec())),
+            outside_message(&at, &rules.cluster, &c.name),
         ));
     }
     if let Some(ns_filter) = rules.namespaces.get(namespace) {
         if !ns_filter.matches_normalized(&normalized) {
-            let spec = ns_filter.spec();
             return Some(violation(
                 Reason::HostnameNotDelegated,
-                format!("{at} is outside this namespace's domains ({}); ask the platform team to delegate it or use a name under {}", describe(spec), first_domain(spec)),
+                not_delegated_message(&at, ns_filter, &c.name),
             ));
         }
     }
@@ -119,6 +118,54 @@ impl std::fmt::Display for Where<'_> {
             Record::Address | Record::Gateway => write!(f, "{} {:?}", c.field, c.raw),
         }
     }
+}
+
+/// Why the cluster's filters refuse a name, and the fix: an exclusion that hits a name the
+/// include filters cover is named as the cause, since "use a name under example.com" would
+/// not help a name already under it.
+fn outside_message(at: &Where, cluster: &filter::DomainFilter, name: &str) -> String {
+    const SKIPPED: &str = "external-dns would skip it and no DNS record would appear";
+    let spec = cluster.spec();
+    match cluster.explain(name) {
+        Match::Excluded { by, within } => {
+            let (by, under) = excluded_by(&by, within.as_deref());
+            format!("{at} is in {by}, which this cluster's external-dns excludes; {SKIPPED}: use a name {under}outside {by}, or ask the platform team to remove {by} from external-dns's excluded domains (excludeDomains)")
+        }
+        Match::RegexExcluded => {
+            let regex = &spec.regex_exclude;
+            format!("{at} matches /{regex}/, the regex of names this cluster's external-dns excludes (regexDomainExclusion); {SKIPPED}: use a name that /{regex}/ does not match, or ask the platform team to change external-dns's regexDomainExclusion")
+        }
+        _ => format!(
+            "{at} is outside the domains this cluster's external-dns manages ({}); {SKIPPED}: {}",
+            describe(spec),
+            cluster_fix(spec)
+        ),
+    }
+}
+
+/// Why a namespace's own filters refuse a name, and the fix; an exclusion is named as
+/// [`outside_message`] names the cluster's.
+fn not_delegated_message(at: &Where, ns_filter: &filter::DomainFilter, name: &str) -> String {
+    let spec = ns_filter.spec();
+    match ns_filter.explain(name) {
+        Match::Excluded { by, within } => {
+            let (by, under) = excluded_by(&by, within.as_deref());
+            format!("{at} is in {by}, which this namespace's domains exclude; use a name {under}outside {by}, or ask the platform team to delegate it")
+        }
+        Match::RegexExcluded => {
+            let regex = &spec.regex_exclude;
+            format!("{at} matches /{regex}/, the regex of names this namespace's domains exclude; use a name that /{regex}/ does not match, or ask the platform team to delegate it")
+        }
+        _ => format!("{at} is outside this namespace's domains ({}); ask the platform team to delegate it or use a name under {}", describe(spec), first_domain(spec)),
+    }
+}
+
+/// The exclusion that hit a name, and `under <include> ` for the fix when an include covers it.
+fn excluded_by<'a>(by: &'a str, within: Option<&str>) -> (&'a str, String) {
+    let under = within.map_or_else(String::new, |w| {
+        format!("under {} ", w.trim_start_matches('.'))
+    });
+    (by.trim_start_matches('.'), under)
 }
 
 fn cluster_fix(spec: &FilterSpec) -> String {

@@ -116,6 +116,41 @@ fn the_denial_message_reads_as_the_issue_shows_it() {
 }
 
 #[test]
+fn a_name_an_exclusion_hits_is_told_the_exclusion_and_not_to_move_under_the_include() {
+    let regex = r#"
+regexDomainFilter: '^[a-z0-9-]+\.(prod|stage)\.example\.com$'
+regexDomainExclusion: '^admin\.'
+namespaces:
+  team-r: { regexDomainFilter: '\.prod\.example\.com$', regexDomainExclusion: '^x' }
+"#;
+    let exclude_only = "excludeDomains: [internal.example.com]\n";
+    let delegated = "namespaces:\n  team-a: { domainFilters: [team-a.example.com], excludeDomains: [db.team-a.example.com] }\n";
+    let table = [
+        (RULES, "default", "db.internal.example.com", Reason::HostnameOutsideFilters,
+         "spec.rules[0].host \"db.internal.example.com\" is in internal.example.com, which this cluster's external-dns excludes; external-dns would skip it and no DNS record would appear: use a name under example.com outside internal.example.com, or ask the platform team to remove internal.example.com from external-dns's excluded domains (excludeDomains)"),
+        (exclude_only, "default", "db.internal.example.com", Reason::HostnameOutsideFilters,
+         "spec.rules[0].host \"db.internal.example.com\" is in internal.example.com, which this cluster's external-dns excludes; external-dns would skip it and no DNS record would appear: use a name outside internal.example.com, or ask the platform team to remove internal.example.com from external-dns's excluded domains (excludeDomains)"),
+        (RULES, "default", "x.other.org", Reason::HostnameOutsideFilters,
+         "spec.rules[0].host \"x.other.org\" is outside the domains this cluster's external-dns manages (example.com; excluding internal.example.com); external-dns would skip it and no DNS record would appear: use a name under example.com or ask the platform team to add the domain to external-dns's domain filters"),
+        (regex, "default", "admin.prod.example.com", Reason::HostnameOutsideFilters,
+         "spec.rules[0].host \"admin.prod.example.com\" matches /^admin\\./, the regex of names this cluster's external-dns excludes (regexDomainExclusion); external-dns would skip it and no DNS record would appear: use a name that /^admin\\./ does not match, or ask the platform team to change external-dns's regexDomainExclusion"),
+        // Excluded and not included: avoiding the exclusion would not be enough.
+        (regex, "default", "admin.dev.example.com", Reason::HostnameOutsideFilters,
+         "spec.rules[0].host \"admin.dev.example.com\" is outside the domains this cluster's external-dns manages (regex /^[a-z0-9-]+\\.(prod|stage)\\.example\\.com$/; excluding regex /^admin\\./); external-dns would skip it and no DNS record would appear: use a name the filters allow or ask the platform team to change external-dns's domain filters"),
+        (delegated, "team-a", "db.team-a.example.com", Reason::HostnameNotDelegated,
+         "spec.rules[0].host \"db.team-a.example.com\" is in db.team-a.example.com, which this namespace's domains exclude; use a name under team-a.example.com outside db.team-a.example.com, or ask the platform team to delegate it"),
+        (regex, "team-r", "x1.prod.example.com", Reason::HostnameNotDelegated,
+         "spec.rules[0].host \"x1.prod.example.com\" matches /^x/, the regex of names this namespace's domains exclude; use a name that /^x/ does not match, or ask the platform team to delegate it"),
+    ];
+    for (rules_text, ns, host, reason, message) in table {
+        let d = validate_ingress(rules_text, ns, &ingress(&[host], json!({})));
+        assert_eq!(d.violations.len(), 1, "{host}: {:?}", d.violations);
+        assert_eq!(d.violations[0].reason, reason, "{host}");
+        assert_eq!(d.violations[0].message, message, "{host}");
+    }
+}
+
+#[test]
 fn many_violations_are_bounded_with_a_count_of_the_rest() {
     let hosts: Vec<String> = (0..8).map(|i| format!("h{i}.other.org")).collect();
     let hosts: Vec<&str> = hosts.iter().map(String::as_str).collect();

@@ -146,6 +146,7 @@ fn explanations() -> Vec<(FilterSpec, &'static str, Match)> {
             "db.internal.example.com",
             Match::Excluded {
                 by: "internal.example.com".into(),
+                within: Some("example.com".into()),
             },
         ),
         (regex.clone(), "a.example.com", Match::Included { by: None }),
