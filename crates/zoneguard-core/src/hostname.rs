@@ -251,10 +251,40 @@ fn explain_txt(name: &str, registry: &TxtRegistry, record_type: &str) -> Option<
     let txt = txt_name_as(&ascii, registry, record_type);
     let first = txt.split('.').find(|l| l.len() > 63)?;
     let over = first.len() - 63;
+    let service = ascii
+        .split('.')
+        .next()
+        .and_then(|l| l.strip_prefix('_'))
+        .filter(|s| record_type == SRV_TYPE && first.contains(&format!("_{s}")));
+    let fix = match service {
+        Some(service) => srv_txt_fix(service, over, registry),
+        None => format!("shorten the first label by {over} or more"),
+    };
     Some(format!(
-        "external-dns's TXT ownership record for it would be {txt:?}, whose label {first:?} is {} octets (at most 63); the record could not be written and external-dns would not own the name: shorten the first label by {over} or more",
+        "external-dns's TXT ownership record for it would be {txt:?}, whose label {first:?} is {} octets (at most 63); the record could not be written and external-dns would not own the name: {fix}",
         first.len()
     ))
+}
+
+/// The fix for an SRV name's TXT label that is `over` octets too long: the label is made of the
+/// Service's name (`_<service>`), so that name is what its owner can shorten.
+fn srv_txt_fix(service: &str, over: usize, registry: &TxtRegistry) -> String {
+    let affixes = match (registry.prefix.is_empty(), registry.suffix.is_empty()) {
+        (false, true) => Some("txtPrefix"),
+        (true, false) => Some("txtSuffix"),
+        (false, false) => Some("txtPrefix or txtSuffix"),
+        (true, true) => None,
+    };
+    let characters = if over == 1 { "character" } else { "characters" };
+    match affixes {
+        Some(a) if over >= service.len() => {
+            format!("ask the platform team for a shorter {a}: no Service name is short enough")
+        }
+        Some(a) => format!(
+            "shorten the Service name by {over} {characters} or more (or ask the platform team for a shorter {a})"
+        ),
+        None => format!("shorten the Service name by {over} {characters} or more"),
+    }
 }
 
 /// True when no label of the TXT name can exceed 63 octets, judged from lengths alone: an
@@ -530,5 +560,43 @@ mod tests {
         assert!(txt_problem(&fits, &plain).is_some());
         let over = format!("_{}._tcp.a.example.com", "a".repeat(59));
         assert!(srv_txt_problem(&over, &plain).is_some_and(|why| why.contains("srv-_")));
+    }
+
+    #[test]
+    fn a_too_long_srv_txt_label_asks_for_a_shorter_service_name() {
+        let registry = |prefix: &str, suffix: &str| TxtRegistry {
+            prefix: prefix.into(),
+            suffix: suffix.into(),
+            ..Default::default()
+        };
+        let srv = |len| format!("_{}._tcp.np.example.com", "s".repeat(len));
+        let table = [
+            (srv(59), registry("", ""), "shorten the Service name by 1 character or more"),
+            (
+                srv(40),
+                registry("extdns-owner-record-prefix-", ""),
+                "shorten the Service name by 9 characters or more (or ask the platform team for a shorter txtPrefix)",
+            ),
+            (
+                srv(40),
+                registry("", "-a-rather-long-txt-suffix"),
+                "shorten the Service name by 7 characters or more (or ask the platform team for a shorter txtSuffix)",
+            ),
+            (
+                srv(3),
+                registry(&"p".repeat(60), ""),
+                "ask the platform team for a shorter txtPrefix: no Service name is short enough",
+            ),
+        ];
+        for (name, registry, fix) in table {
+            let why = srv_txt_problem(&name, &registry).expect("too long");
+            assert!(why.ends_with(&format!(": {fix}")), "{name}: {why}");
+        }
+        let address = format!("{}.example.com", "a".repeat(60));
+        let why = txt_problem(&address, &TxtRegistry::default()).expect("too long");
+        assert!(
+            why.ends_with(": shorten the first label by 3 or more"),
+            "{why}"
+        );
     }
 }
