@@ -113,8 +113,7 @@ async fn a_rule_configmap_whose_aliases_repeat_gigabytes_is_denied_at_its_line()
     assert_eq!(response["allowed"], false, "{response}");
     let message = response["status"]["message"].as_str().unwrap_or_default();
     assert!(
-        message.contains(r#"data["rules.yaml"]"#)
-            && message.contains("ConfigMap zoneguard/bomb:18: (document): its aliases (*name) repeat more than 16 MiB"),
+        message.contains(r#"ConfigMap zoneguard/bomb: data["rules.yaml"] line 18: (document): its aliases (*name) repeat more than 16 MiB"#),
         "{message}"
     );
     // The server is still there, and answers the next request as before.

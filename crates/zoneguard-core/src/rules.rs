@@ -331,7 +331,7 @@ fn attribute(
 /// empty `rules.yaml` is no such moment and is not refused.)
 pub fn empty_file_problem(text: &str) -> Option<&'static str> {
     text.trim().is_empty().then_some(
-        "is empty (a file being written, or a mistake); the rules are not changed: write {} for a rule set that checks nothing",
+        "is empty (a file being written, or a mistake); write {} for a rule set that checks nothing",
     )
 }
 

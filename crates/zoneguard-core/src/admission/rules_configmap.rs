@@ -61,7 +61,7 @@ pub fn validate(req: &Request<'_>, object: &Node<'_>, others: &[RuleSource<'_>])
                 field: field.clone(),
                 value: e.key.clone(),
                 reason: Reason::RulesInvalid,
-                message: format!("{field}: {e}"),
+                message: located(&field, &me, &e),
             })
             .collect();
     }
@@ -98,6 +98,17 @@ fn errors_with_others(
         .partition(|e| e.source_name == me || e.message.contains(me));
     theirs.extend(conflicts.iter().map(ToString::to_string));
     (mine, theirs)
+}
+
+/// An error of this edit's rules as its denial says it: the ConfigMap is named once, before
+/// (`ConfigMap zoneguard/rules: data["rules.yaml"] line 3: regexDomainFilter: …`); an error
+/// another source is charged with keeps that source's name.
+fn located(field: &str, me: &str, e: &RulesError) -> String {
+    match (e.source_name == me, e.line) {
+        (true, 0) => format!("{field}: {}: {}", e.key, e.message),
+        (true, line) => format!("{field} line {line}: {}: {}", e.key, e.message),
+        (false, _) => format!("{field}: {e}"),
+    }
 }
 
 /// The warning for another rule source's error, which keeps this edit out of force.

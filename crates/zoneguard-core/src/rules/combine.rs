@@ -28,7 +28,8 @@ pub struct Parsed<'a> {
 
 /// Folds documents into one, remembering which source set each setting.
 struct Combiner<'a> {
-    owners: HashMap<String, &'a str>,
+    /// The source (name, text) that set each setting first, by key path.
+    owners: HashMap<String, (&'a str, &'a str)>,
     /// Where each rule of the combined `inject` list was written.
     inject_origins: Vec<InjectOrigin>,
     errors: Vec<RulesError>,
@@ -82,7 +83,7 @@ impl<'a> Combiner<'a> {
         self.irsa(src, &mut out.irsa, d.irsa);
     }
 
-    fn sources(&mut self, src: (&'a str, &str), o: &mut SourcesDoc, s: SourcesDoc) {
+    fn sources(&mut self, src: (&'a str, &'a str), o: &mut SourcesDoc, s: SourcesDoc) {
         scalars!(self, src, o, s, "sources.", {
             "ignoreHostnameAnnotation" => ignore_hostname_annotation,
             "ignoreIngressTLSSpec" => ignore_ingress_tls_spec,
@@ -102,7 +103,7 @@ impl<'a> Combiner<'a> {
         union(&mut o.service_type_filter, s.service_type_filter);
     }
 
-    fn registry(&mut self, src: (&'a str, &str), o: &mut RegistryDoc, r: RegistryDoc) {
+    fn registry(&mut self, src: (&'a str, &'a str), o: &mut RegistryDoc, r: RegistryDoc) {
         scalars!(self, src, o, r, "registry.", {
             "txtPrefix" => txt_prefix,
             "txtSuffix" => txt_suffix,
@@ -110,7 +111,13 @@ impl<'a> Combiner<'a> {
         });
     }
 
-    fn namespace(&mut self, src: (&'a str, &str), ns: &str, o: &mut NamespaceDoc, n: NamespaceDoc) {
+    fn namespace(
+        &mut self,
+        src: (&'a str, &'a str),
+        ns: &str,
+        o: &mut NamespaceDoc,
+        n: NamespaceDoc,
+    ) {
         union(&mut o.domain_filters, n.domain_filters);
         union(&mut o.exclude_domains, n.exclude_domains);
         let base = KeyPath::root().key("namespaces").key(ns);
@@ -130,7 +137,7 @@ impl<'a> Combiner<'a> {
         );
     }
 
-    fn irsa(&mut self, src: (&'a str, &str), o: &mut IrsaDoc, i: IrsaDoc) {
+    fn irsa(&mut self, src: (&'a str, &'a str), o: &mut IrsaDoc, i: IrsaDoc) {
         self.scalar_by(src, "irsa.issuer", &mut o.issuer, i.issuer, |a, b| {
             same_issuer(a, b)
         });
@@ -178,7 +185,7 @@ impl<'a> Combiner<'a> {
     /// may name different keys but must agree on a key they share.
     fn keyed<T: Written>(
         &mut self,
-        src: (&'a str, &str),
+        src: (&'a str, &'a str),
         field: &str,
         into: &mut BTreeMap<String, T>,
         from: BTreeMap<String, T>,
@@ -197,7 +204,7 @@ impl<'a> Combiner<'a> {
     /// A setting compared as written.
     fn scalar<T: PartialEq + Written>(
         &mut self,
-        src: (&'a str, &str),
+        src: (&'a str, &'a str),
         key: &str,
         into: &mut Option<T>,
         from: Option<T>,
@@ -208,7 +215,7 @@ impl<'a> Combiner<'a> {
     /// A setting compared by `same`, after the normalisation compilation gives it.
     fn scalar_by<T: Written>(
         &mut self,
-        src: (&'a str, &str),
+        src: (&'a str, &'a str),
         key: &str,
         into: &mut Option<T>,
         from: Option<T>,
@@ -221,7 +228,7 @@ impl<'a> Combiner<'a> {
     /// The first value stays.
     fn setting<T: Written>(
         &mut self,
-        src: (&'a str, &str),
+        src: (&'a str, &'a str),
         path: KeyPath,
         into: &mut Option<T>,
         from: Option<T>,
@@ -232,26 +239,41 @@ impl<'a> Combiner<'a> {
         match into {
             None => {
                 *into = Some(value);
-                self.owners.insert(key, src.0);
+                self.owners.insert(key, src);
             }
             Some(existing) if same(existing, &value) => {}
             Some(existing) => {
-                let first = self
-                    .owners
-                    .get(&key)
-                    .copied()
-                    .unwrap_or("another rule source");
+                let first = match self.owners.get(&key) {
+                    Some(&(name, text)) => {
+                        let line = match line_of(text, &path) {
+                            0 => String::new(),
+                            n => format!(" (line {n})"),
+                        };
+                        format!("{}{line}", other_source(src.0, name))
+                    }
+                    None => "another rule source".to_string(),
+                };
                 let (this, theirs) = written_pair(&value.written(), &existing.written());
                 self.errors.push(RulesError {
                     source_name: src.0.to_string(),
                     line: line_of(src.1, &path),
                     message: format!(
-                        "conflicts with {first}: this source sets {this}, {first} sets {theirs}; rule sources must agree on every setting (the last valid rule set stays in force)"
+                        "set to {this} here and to {theirs} in {first}; rule sources must agree: set it in one of them, or to the same value in both"
                     ),
                     key,
                 });
             }
         }
+    }
+}
+
+/// How a conflict in source `this` names the `other` source: without the file both were read
+/// from (`rules.yaml: ConfigMap a/b` and `rules.yaml: ConfigMap a/c`), which the error's own
+/// source name already says.
+fn other_source<'o>(this: &str, other: &'o str) -> &'o str {
+    match (this.split_once(": "), other.split_once(": ")) {
+        (Some((file, _)), Some((other_file, rest))) if file == other_file => rest,
+        _ => other,
     }
 }
 

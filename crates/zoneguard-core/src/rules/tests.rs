@@ -488,6 +488,47 @@ fn two_sources_that_disagree_on_a_setting_are_a_conflict_naming_both() {
 }
 
 #[test]
+fn a_conflict_names_the_other_source_without_the_file_both_share_and_its_line() {
+    let table = [
+        (
+            "rules.yaml: ConfigMap zoneguard/a",
+            "rules.yaml: ConfigMap zoneguard/b",
+            "set to warn here and to deny in ConfigMap zoneguard/a (line 2);",
+        ),
+        (
+            "a.yaml: ConfigMap zoneguard/a",
+            "b.yaml: ConfigMap zoneguard/b",
+            "set to warn here and to deny in a.yaml: ConfigMap zoneguard/a (line 2);",
+        ),
+        (
+            "a.yaml",
+            "b.yaml",
+            "set to warn here and to deny in a.yaml (line 2);",
+        ),
+    ];
+    for (first, second, needle) in table {
+        let a = RuleSource {
+            name: first,
+            text: "domainFilters: [x.com]\nenforcement: deny\n",
+        };
+        let b = RuleSource {
+            name: second,
+            text: "enforcement: warn\n",
+        };
+        let errors = RuleSet::from_sources(&[a, b]).err().unwrap_or_default();
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(errors[0].message.starts_with(needle), "{}", errors[0]);
+        assert!(
+            errors[0].message.ends_with(
+                "; rule sources must agree: set it in one of them, or to the same value in both"
+            ),
+            "{}",
+            errors[0]
+        );
+    }
+}
+
+#[test]
 fn the_same_trust_policy_twice_is_no_conflict_but_a_different_one_is() {
     let p1 = "irsa: {trustPolicies: {'arn:aws:iam::111122223333:role/x': {Version: '2012-10-17', Statement: []}}}\n";
     let p2 = "irsa: {trustPolicies: {'arn:aws:iam::111122223333:role/x': {Version: '2008-10-17', Statement: []}}}\n";
@@ -905,32 +946,32 @@ fn conflicts_show_the_values_as_rules_write_them() {
         (
             "enforcement: deny\n",
             "enforcement: warn\n",
-            "sets warn, a.yaml sets deny;",
+            "set to warn here and to deny in a.yaml (line 1);",
         ),
         (
             "irsa: {unknownRole: allow, source: iam}\n",
             "irsa: {unknownRole: deny, source: iam}\n",
-            "sets deny, a.yaml sets allow;",
+            "set to deny here and to allow in a.yaml (line 1);",
         ),
         (
             "irsa: {source: iam}\n",
             "irsa: {source: static}\n",
-            "sets static, a.yaml sets iam;",
+            "set to static here and to iam in a.yaml (line 1);",
         ),
         (
             "sources: {publishInternalServices: true}\n",
             "sources: {publishInternalServices: false}\n",
-            "sets false, a.yaml sets true;",
+            "set to false here and to true in a.yaml (line 1);",
         ),
         (
             "irsa: {audience: 'a\"b'}\n",
             "irsa: {audience: sts}\n",
-            r#"sets "sts", a.yaml sets "a\"b";"#,
+            r#"set to "sts" here and to "a\"b" in a.yaml (line 1);"#,
         ),
         (
             &p1,
             &as_string,
-            r#"sets {"Statement":[{"Action":"sts:*","Effect":"Deny","Principal":"*"}],"Version":"201…, a.yaml sets {"Statement":[{"Action":"sts:*","Effect":"Allow","Principal":"*"}],"Version":"20…;"#,
+            r#"set to {"Statement":[{"Action":"sts:*","Effect":"Deny","Principal":"*"}],"Version":"201… here and to {"Statement":[{"Action":"sts:*","Effect":"Allow","Principal":"*"}],"Version":"20… in a.yaml (line 1);"#,
         ),
     ];
     for (a, b, needle) in table {
