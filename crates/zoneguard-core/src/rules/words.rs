@@ -35,48 +35,138 @@ pub(super) const SHAPES: [(&str, &str); 7] = [
 /// A mapping, a list or a YAML tag there makes serde say `expected a YAML tag starting with
 /// '!'` or `expected unit`, naming nothing a user wrote.
 pub(super) const CHOICES: [(&str, &str, &str); 3] = [
-    (
-        "enforcement",
-        "Enforcement",
-        "one of `deny`, `warn`, `audit`",
-    ),
+    ("enforcement", "Enforcement", "one of deny, warn, audit"),
     (
         "irsa.unknownRole",
         "UnknownRole",
-        "one of `deny`, `warn`, `allow`",
+        "one of deny, warn, allow",
     ),
-    ("irsa.source", "IrsaSource", "one of `static`, `iam`"),
+    ("irsa.source", "IrsaSource", "one of static, iam"),
 ];
 
 /// What serde says a value was, and what a rules document calls it.
-const FOUND: [(&str, &str); 5] = [
+const FOUND: [(&str, &str); 7] = [
     ("unit value", "null (no value)"),
     ("map", "a mapping"),
-    ("sequence", "a sequence"),
+    ("sequence", "a list"),
     ("enum", "a value with a YAML tag (!…)"),
-    ("floating point", "number"),
+    ("string", "the string"),
+    ("integer", "the number"),
+    ("floating point", "the number"),
 ];
 
-/// `message` (serde's, about the value at `key`) with every Rust type name replaced.
+/// `message` (serde's, about the value at `key`) in the words of a rules document: an unknown
+/// key or value says which known one is nearest and lists them, and a value of the wrong
+/// type says what to write, with no Rust type name.
 pub(super) fn in_user_words(message: &str, key: &str) -> String {
+    if let Some(words) = unknown_key(message).or_else(|| unknown_value(message, key)) {
+        return words;
+    }
     let mismatch = ["invalid type: ", "invalid value: "]
         .into_iter()
-        .find_map(|lead| Some((lead, message.strip_prefix(lead)?.split_once(", expected ")?)));
-    let Some((lead, (found, expected))) = mismatch else {
+        .find_map(|lead| message.strip_prefix(lead)?.split_once(", expected "));
+    let Some((found, expected)) = mismatch else {
         return type_names_replaced(message);
     };
-    let found = FOUND
-        .iter()
-        .find_map(|(serde, ours)| {
-            let rest = found.strip_prefix(serde)?;
-            (rest.is_empty() || rest.starts_with(' ')).then(|| format!("{ours}{rest}"))
-        })
-        .unwrap_or_else(|| found.to_string());
     let expected = match CHOICES.iter().find(|(k, _, _)| *k == key) {
         Some((_, _, words)) => (*words).to_string(),
         None => expectation(expected),
     };
-    format!("{lead}{found}, expected {expected}")
+    let example = match scalar(found) {
+        Some(value) if expected == "a list" => list_example(key, value),
+        _ => String::new(),
+    };
+    format!("must be {expected}, not {}{example}", found_words(found))
+}
+
+/// serde's "unknown field `x`, expected one of `a`, `b`" as "unknown key `x`; did you mean
+/// `a`? (the keys here are a, b)" or "…; write one of a, b, or remove it".
+fn unknown_key(message: &str) -> Option<String> {
+    let (field, rest) = message.strip_prefix("unknown field `")?.split_once('`')?;
+    let known = listed(rest);
+    let list = known.join(", ");
+    Some(
+        match crate::suggest::closest(field, known.iter().copied()) {
+            Some(near) => {
+                format!("unknown key `{field}`; did you mean `{near}`? (the keys here are {list})")
+            }
+            None if known.is_empty() => {
+                format!("unknown key `{field}`; this mapping takes no keys: remove it")
+            }
+            None => format!("unknown key `{field}`; write one of {list}, or remove it"),
+        },
+    )
+}
+
+/// serde's "unknown variant `x`, expected one of `a`, `b`" as "\"x\" is not a valid <key>;
+/// write one of a, b" (with the nearest first asked after, when one is near).
+fn unknown_value(message: &str, key: &str) -> Option<String> {
+    let (value, rest) = message.strip_prefix("unknown variant `")?.split_once('`')?;
+    let known = listed(rest);
+    let name = key.rsplit('.').next().unwrap_or(key);
+    let near = crate::suggest::closest(value, known.iter().copied())
+        .map_or_else(String::new, |near| format!(" (did you mean {near}?)"));
+    Some(format!(
+        "{value:?} is not a valid {name}; write one of {}{near}",
+        known.join(", ")
+    ))
+}
+
+/// The items serde lists in backquotes after "expected" (`one of `a`, `b``, `` `a` or `b` ``).
+fn listed(rest: &str) -> Vec<&str> {
+    rest.split('`').skip(1).step_by(2).collect()
+}
+
+/// What serde says was found (`string "x"`, `integer `5``, `sequence`), as YAML calls it.
+fn found_words(found: &str) -> String {
+    let words = FOUND.iter().find_map(|(serde, ours)| {
+        let rest = found.strip_prefix(serde)?;
+        (rest.is_empty() || rest.starts_with(' ')).then(|| format!("{ours}{}", unquoted(rest)))
+    });
+    match words {
+        Some(words) => words,
+        None => match found.strip_prefix("boolean ") {
+            Some(value) => format!("the boolean {}", value.trim_matches('`')),
+            None => found.to_string(),
+        },
+    }
+}
+
+/// serde's `` `5` `` around a number or boolean, dropped (a string keeps its quotes).
+fn unquoted(rest: &str) -> String {
+    let trimmed = rest.trim_start();
+    match trimmed.strip_prefix('`').and_then(|t| t.strip_suffix('`')) {
+        Some(inner) => format!(" {inner}"),
+        None => rest.to_string(),
+    }
+}
+
+/// The scalar serde found, as text (`example.com`, `5`), if it found one.
+fn scalar(found: &str) -> Option<String> {
+    if let Some(quoted) = found.strip_prefix("string ") {
+        return serde_json::from_str::<String>(quoted)
+            .ok()
+            .or_else(|| Some(quoted.trim_matches('"').to_string()));
+    }
+    ["integer ", "floating point ", "boolean "]
+        .into_iter()
+        .find_map(|lead| found.strip_prefix(lead))
+        .map(|v| v.trim_matches('`').to_string())
+}
+
+/// "; write domainFilters: [example.com]": the scalar a list key was given, as a list. Only
+/// for a plain key, and with the value quoted unless it is plain.
+fn list_example(key: &str, value: String) -> String {
+    let name = key.rsplit('.').next().unwrap_or(key);
+    if !name.chars().all(|c| c.is_ascii_alphanumeric()) || name.is_empty() {
+        return String::new();
+    }
+    let plain = !value.is_empty()
+        && value
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | '/'));
+    let item = if plain { value } else { format!("{value:?}") };
+    format!("; write {name}: [{item}]")
 }
 
 /// serde's expectation in a rules document's words.
@@ -87,7 +177,13 @@ fn expectation(expected: &str) -> String {
         }
     }
     match expected {
-        "a map" => "a mapping".to_string(),
+        "a sequence" => "a list".to_string(),
+        "a map" => "a mapping (key: value)".to_string(),
+        "a boolean" => "true or false".to_string(),
+        "a string" | "a borrowed string" => "a string".to_string(),
+        "u8" | "u16" | "u32" | "u64" | "usize" | "i8" | "i16" | "i32" | "i64" | "isize" => {
+            "a whole number".to_string()
+        }
         "unit" | "null" => "no value".to_string(),
         "a YAML tag starting with '!'" => "a plain value".to_string(),
         other => type_names_replaced(other),
