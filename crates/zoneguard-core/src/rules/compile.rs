@@ -2,7 +2,7 @@
 
 use super::document::{InjectDoc, IrsaDoc, NamespaceDoc, RegistryDoc, RulesDoc, SourcesDoc};
 use super::locate::line_of;
-use super::path::KeyPath;
+use super::path::{KeyPath, Seg};
 use super::{
     Compatibility, InjectOrigin, InjectRule, Irsa, RuleSet, RuleSource, RulesError, SourceFlags,
     TxtRegistry,
@@ -20,6 +20,9 @@ use std::collections::BTreeMap;
 pub struct CompileError {
     pub path: KeyPath,
     pub message: String,
+    /// Keys below `path` where the problem is, for its line only (the error stays at `path`):
+    /// the operator inside a trust policy written as a mapping.
+    within: Vec<Seg>,
 }
 
 impl CompileError {
@@ -27,6 +30,7 @@ impl CompileError {
         Self {
             path,
             message: message.into(),
+            within: Vec::new(),
         }
     }
 
@@ -37,7 +41,9 @@ impl CompileError {
             line: if source.text.is_empty() {
                 0
             } else {
-                line_of(source.text, &self.path)
+                let mut at = self.path.clone();
+                at.0.extend(self.within);
+                line_of(source.text, &at)
             },
             key: self.path.to_string(),
             message: self.message,
@@ -550,10 +556,10 @@ fn irsa(doc: &IrsaDoc, errors: &mut Vec<CompileError>) -> Irsa {
             Ok(p) => {
                 trust_policies.insert(role.arn(), p);
             }
-            Err(e) => errors.push(CompileError::new(
-                path,
-                format!("not a valid trust policy: {e}"),
-            )),
+            Err(e) => errors.push(CompileError {
+                within: policy_error_path(&e.0),
+                ..CompileError::new(path, format!("not a valid trust policy: {e}"))
+            }),
         }
     }
     let mut irsa = Irsa {
@@ -598,6 +604,43 @@ pub(super) fn normalize_issuer(issuer: &str) -> String {
         _ => s,
     };
     s.trim_end_matches('/').to_string()
+}
+
+/// The keys a trust policy's error names (`Statement[0].Condition.StringEqual: …`), as path
+/// steps below the policy, so that its line is the line of the key at fault when the policy
+/// is written as a mapping; none when the message names no path.
+fn policy_error_path(message: &str) -> Vec<Seg> {
+    let Some((path, _)) = message.split_once(": ") else {
+        return Vec::new();
+    };
+    let mut rest = path.trim_matches('`');
+    let mut steps = Vec::new();
+    while !rest.is_empty() {
+        if let Some(after) = rest.strip_prefix('.') {
+            rest = after;
+        } else if let Some(after) = rest.strip_prefix("[\"") {
+            let Some(end) = after.find("\"]") else {
+                break;
+            };
+            steps.push(Seg::Key(after[..end].to_string()));
+            rest = &after[end + 2..];
+        } else if let Some(after) = rest.strip_prefix('[') {
+            let Some((index, after)) = after.split_once(']') else {
+                break;
+            };
+            let Ok(index) = index.parse() else { break };
+            steps.push(Seg::Index(index));
+            rest = after;
+        } else {
+            let end = rest.find(['.', '[']).unwrap_or(rest.len());
+            if rest[..end].contains(' ') {
+                return Vec::new();
+            }
+            steps.push(Seg::Key(rest[..end].to_string()));
+            rest = &rest[end..];
+        }
+    }
+    steps
 }
 
 #[cfg(test)]

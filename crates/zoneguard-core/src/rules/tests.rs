@@ -247,6 +247,42 @@ fn a_malformed_trust_policy_is_refused_with_its_arn() {
 }
 
 #[test]
+fn a_trust_policy_error_in_a_mapping_is_on_the_line_of_the_key_at_fault() {
+    let arn = "arn:aws:iam::111122223333:role/app";
+    let policy = |body: &str| format!("irsa:\n  trustPolicies:\n    {arn}:\n{body}");
+    let statement = "      Statement:\n        - Effect: Allow\n          Principal: {Federated: x}\n          Action: sts:AssumeRoleWithWebIdentity\n";
+    let table = [
+        (
+            policy(&format!("{statement}          Condition:\n            StringEqual: {{k: v}}\n")),
+            9,
+            "Statement[0].Condition.StringEqual: unknown condition operator `StringEqual`; did you mean `StringEquals`?",
+        ),
+        (
+            policy("      Statment: []\n"),
+            4,
+            "`Statment`: unknown key",
+        ),
+        (
+            policy("      Statement:\n        - Effect: allow\n"),
+            5,
+            "Statement[0].Effect: expected \"Allow\" or \"Deny\"",
+        ),
+        // Written as JSON text, the policy's own line.
+        (
+            format!("irsa:\n  trustPolicies:\n    {arn}: '{{\"Statment\": []}}'\n"),
+            3,
+            "`Statment`: unknown key",
+        ),
+    ];
+    for (text, line, needle) in table {
+        let e = one_error(&text);
+        assert_eq!(e.key, format!("irsa.trustPolicies[\"{arn}\"]"), "{text}");
+        assert_eq!(e.line, line, "{text}\n{e}");
+        assert!(e.message.contains(needle), "{text}\n{e}");
+    }
+}
+
+#[test]
 fn inject_rules_are_checked() {
     let table = [
         (

@@ -125,7 +125,14 @@ impl Operator {
         };
         let Some((_, test, negated)) = BASES.iter().find(|(b, _, _)| b.eq_ignore_ascii_case(base))
         else {
-            return Err(format!("unknown condition operator `{name}`"));
+            let near = crate::suggest::closest(base, BASES.iter().map(|(b, _, _)| *b));
+            return Err(match near {
+                Some(near) => format!(
+                    "unknown condition operator `{name}`; did you mean `{}`?",
+                    name.replacen(base, near, 1)
+                ),
+                None => format!("unknown condition operator `{name}`"),
+            });
         };
         if *test == Test::Null && if_exists {
             return Err(format!("`{name}`: Null cannot take IfExists"));
@@ -917,6 +924,24 @@ mod tests {
             (SetQualifier::ForAnyValue, Test::StringLike, true, true)
         );
         assert!(Operator::parse("StringEqual").is_err());
+        let table = [
+            ("StringEqual", Some("StringEquals")),
+            ("ForAnyValue:stringlikee", Some("ForAnyValue:StringLike")),
+            ("StringEqualIfExists", Some("StringEqualsIfExists")),
+            ("ArnLikes", Some("ArnLike")),
+            ("Whatever", None),
+        ];
+        for (name, near) in table {
+            let e = Operator::parse(name).expect_err(name);
+            let hint = near.map(|n| format!("; did you mean `{n}`?"));
+            assert_eq!(
+                e,
+                format!(
+                    "unknown condition operator `{name}`{}",
+                    hint.unwrap_or_default()
+                ),
+            );
+        }
         assert!(Operator::parse("NullIfExists").is_err());
         assert!(Operator::parse("Maybe:StringEquals").is_err());
         assert!(Operator::parse("").is_err());

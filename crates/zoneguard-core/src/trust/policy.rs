@@ -164,9 +164,7 @@ fn describe(value: &Json) -> &'static str {
 }
 
 fn unknown_key(path: &str, key: &str, known: &[&str]) -> PolicyError {
-    let hint = known
-        .iter()
-        .find(|k| k.eq_ignore_ascii_case(key))
+    let hint = crate::suggest::closest(key, known.iter().copied())
         .map(|k| format!(" (did you mean `{k}`?)"))
         .unwrap_or_else(|| format!(" (expected one of {})", known.join(", ")));
     let at = if path.is_empty() {
@@ -443,7 +441,7 @@ pub(super) fn parse_conditions(
     let mut conditions = Vec::new();
     for (name, keys) in map {
         let op_path = format!("{path}.{name}");
-        let operator = Operator::parse(name).map_err(|m| err(&path, m))?;
+        let operator = Operator::parse(name).map_err(|m| err(&op_path, m))?;
         let Json::Object(keys) = keys else {
             return Err(err(
                 &op_path,
@@ -567,7 +565,8 @@ mod tests {
             (json!({"Version": "2012-10-17"}), "Statement: missing"),
             (json!({"Statement": "x"}), "Statement: expected an object or a list of objects, got a string"),
             (json!({"Version": "2012-10-18", "Statement": []}), "Version: expected \"2012-10-17\" or \"2008-10-17\", got \"2012-10-18\""),
-            (json!({"Statment": []}), "`Statment`: unknown key (expected one of Version, Id, Statement)"),
+            (json!({"Statment": []}), "`Statment`: unknown key (did you mean `Statement`?)"),
+            (json!({"Nope": 1}), "`Nope`: unknown key (expected one of Version, Id, Statement)"),
             (json!({"statement": []}), "`statement`: unknown key (did you mean `Statement`?)"),
             (json!({"Statement": [{"Effect": "Allow", "Principal": p, "Action": WEB}, 3]}), "Statement[1]: expected an object, got a number"),
             (json!({"Statement": [{"Effect": "allow", "Principal": p, "Action": WEB}]}), "Statement[0].Effect: expected \"Allow\" or \"Deny\", got \"allow\""),
@@ -584,7 +583,7 @@ mod tests {
             (json!({"Statement": {"Effect": "Allow", "Principal": p, "Action": WEB, "Condtion": {}}}), "Statement.Condtion: unknown key"),
             (json!({"Statement": [{"Effect": "Allow", "Principal": p, "Action": WEB}, {"Effect": "Allow", "Principal": p, "Action": WEB, "Condition": {"StringEquals": "x"}}]}), "Statement[1].Condition.StringEquals: expected an object, got a string"),
             (json!({"Statement": {"Effect": "Allow", "Principal": p, "Action": WEB, "Condition": []}}), "Statement.Condition: expected an object, got a list"),
-            (json!({"Statement": {"Effect": "Allow", "Principal": p, "Action": WEB, "Condition": {"StringEqual": {"k": "v"}}}}), "Statement.Condition: unknown condition operator `StringEqual`"),
+            (json!({"Statement": {"Effect": "Allow", "Principal": p, "Action": WEB, "Condition": {"StringEqual": {"k": "v"}}}}), "Statement.Condition.StringEqual: unknown condition operator `StringEqual`; did you mean `StringEquals`?"),
             (json!({"Statement": {"Effect": "Allow", "Principal": p, "Action": WEB, "Condition": {"StringEquals": {"k": {}}}}}), "Statement.Condition.StringEquals[\"k\"]: expected a string, number or boolean, got an object"),
             (json!({"Statement": {"Effect": "Allow", "Principal": p, "Action": WEB, "Condition": {"StringEquals": {"k": ["a", null]}}}}), "Statement.Condition.StringEquals[\"k\"][1]: expected a string, number or boolean, got null"),
             (json!({"Statement": {"Effect": "Allow", "Principal": p, "Action": WEB, "Condition": {"StringEquals": {"k": []}}}}), "got an empty list"),
