@@ -621,7 +621,8 @@ rule_configmap_added "with the legacy role's trust policy" zoneguard-rules-legac
 legacy_refused() { ! apply --dry-run=server < <(serviceaccount team-a fresh "$LEGACY_ROLE") >/dev/null 2>&1; }
 takes_effect "the legacy role's trust policy takes effect" "a new ServiceAccount was still admitted" legacy_refused
 check "its next update is admitted, the two-line nearest miss passed on as one warning" ok \
-  "Warning:" "already present before this update" "; a trust-policy statement that would admit it" -- \
+  "Warning:" "already present before this update" \
+  'which must match IAM (or use a role that trusts `system:serviceaccount:team-a:legacy`): {"Effect"' -- \
   kc label serviceaccount legacy --namespace team-a touched=yes
 rule_configmap_deleted "legacy role's" zoneguard-rules-legacy
 

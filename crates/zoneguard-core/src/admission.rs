@@ -156,15 +156,17 @@ impl Decision {
     }
 }
 
-/// `text` on one line: its lines trimmed and joined by `; `, other control characters spaces.
+/// `text` on one line: its lines trimmed and joined by `; ` (by a space after a line that
+/// ends in `:`, which introduces the next), other control characters spaces.
 fn one_line(text: &str) -> String {
-    let lines: Vec<&str> = text
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect();
-    lines
-        .join("; ")
+    let mut joined = String::with_capacity(text.len());
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        if !joined.is_empty() {
+            joined.push_str(if joined.ends_with(':') { " " } else { "; " });
+        }
+        joined.push_str(line);
+    }
+    joined
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect()

@@ -42,23 +42,16 @@ const FORM: &str = "arn:<partition>:iam::<account>:role/<name>";
 impl RoleArn {
     pub fn parse(text: &str) -> Result<Self, ArnError> {
         if text.trim() != text {
-            return Err(fail(format!(
-                "the ARN has leading or trailing whitespace: {}",
-                ticked(text)
-            )));
+            return Err(fail(whitespace_problem(text)));
         }
         let Some(rest) = text.strip_prefix("arn:") else {
             return Err(fail(format!(
-                "a role ARN starts with `arn:` ({FORM}), got {}",
-                ticked(text)
+                "it does not start with `arn:` (a role ARN is {FORM})"
             )));
         };
         let parts: Vec<&str> = rest.splitn(5, ':').collect();
         let [partition, service, region, account, resource] = parts[..] else {
-            return Err(fail(format!(
-                "a role ARN has the form {FORM}, got {}",
-                ticked(text)
-            )));
+            return Err(fail(colons_problem(&parts)));
         };
         check_partition(partition)?;
         check_service(service)?;
@@ -89,6 +82,37 @@ impl RoleArn {
 impl fmt::Display for RoleArn {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.arn())
+    }
+}
+
+/// Whitespace around an ARN, and how to remove it: a trailing newline is what a YAML block
+/// scalar (`|` or `>`) leaves. The message carries its fix (after `; `).
+fn whitespace_problem(text: &str) -> String {
+    let end = &text[text.trim_end().len()..];
+    if end.contains('\n') {
+        "it ends with a newline, as a YAML block scalar (`|` or `>`) writes it; remove the trailing newline: write the value on the key's line or use `|-`".to_owned()
+    } else if !end.is_empty() {
+        format!("it ends with whitespace ({end:?}); remove it")
+    } else {
+        let start = &text[..text.len() - text.trim_start().len()];
+        format!("it starts with whitespace ({start:?}); remove it")
+    }
+}
+
+/// Why an ARN without its five colon-separated parts after `arn:` is not one: the part it
+/// lacks when it can tell (`iam:` with one colon before the account), else the count.
+fn colons_problem(parts: &[&str]) -> String {
+    let digits = |p: &str| p.len() == 12 && p.bytes().all(|b| b.is_ascii_digit());
+    match parts {
+        [_, "iam", account, resource] if digits(account) && resource.starts_with("role") => {
+            format!(
+                "it has one colon after `iam` where a role ARN has two (`iam::`, for IAM's empty region); write `iam::{account}`"
+            )
+        }
+        _ => format!(
+            "it has {} colons where a role ARN has 5 ({FORM})",
+            parts.len()
+        ),
     }
 }
 
@@ -320,11 +344,13 @@ mod tests {
         let long_name = format!("arn:aws:iam::111122223333:role/{}", "n".repeat(65));
         let long_path = format!("arn:aws:iam::111122223333:role/{}/x", "p".repeat(511));
         let rows: Vec<(&str, &str)> = vec![
-            ("", "a role ARN starts with `arn:`"),
-            ("external-dns", "a role ARN starts with `arn:`"),
-            ("arn:aws:iam::111122223333", "a role ARN has the form"),
-            (" arn:aws:iam::111122223333:role/x", "leading or trailing whitespace"),
-            ("arn:aws:iam::111122223333:role/x\n", "leading or trailing whitespace"),
+            ("", "it does not start with `arn:`"),
+            ("external-dns", "it does not start with `arn:`"),
+            ("arn:aws:iam::111122223333", "it has 4 colons where a role ARN has 5"),
+            ("arn:aws:iam:111122223333:role/app", "it has one colon after `iam` where a role ARN has two (`iam::`, for IAM's empty region); write `iam::111122223333`"),
+            (" arn:aws:iam::111122223333:role/x", "it starts with whitespace (\" \"); remove it"),
+            ("arn:aws:iam::111122223333:role/x ", "it ends with whitespace (\" \"); remove it"),
+            ("arn:aws:iam::111122223333:role/x\n", "it ends with a newline, as a YAML block scalar (`|` or `>`) writes it; remove the trailing newline: write the value on the key's line or use `|-`"),
             ("arn:aws-foo:iam::111122223333:role/x", "the partition must be one of aws, aws-cn, aws-us-gov, aws-iso, aws-iso-b, aws-iso-e, aws-iso-f, aws-eusc, got `aws-foo`"),
             ("arn:AWS:iam::111122223333:role/x", "the partition must be one of"),
             ("arn:aws:sts::111122223333:role/x", "the service must be `iam`, got `sts`"),

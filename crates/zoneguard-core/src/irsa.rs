@@ -64,7 +64,8 @@ impl Subject<'_> {
     }
 
     /// Reports a trust policy's answer: a denial as a violation, `denied` before the policy's
-    /// own explanation and `fix` introducing the statement that would admit the caller; an
+    /// own explanation and `fix` introducing the statement that would admit the caller (on a
+    /// line of its own); an
     /// unverifiable condition as a warning that `what` cannot be verified. The wording is
     /// formatted only when there is something to report.
     fn report_trust(
@@ -80,7 +81,7 @@ impl Subject<'_> {
             TrustVerdict::Denied(miss) => {
                 let mut message = format!("{}: {denied}{}", self.at(), miss.explanation);
                 if let Some(statement) = miss.suggested_statement {
-                    message.push_str(&format!("\n  {fix}: {statement}"));
+                    message.push_str(&format!("; {fix}:\n  {statement}"));
                 }
                 out.violations
                     .push(self.violation(Reason::RoleNotTrusted, message));
@@ -125,7 +126,18 @@ pub fn check_with(
     let role = match RoleArn::parse(arn_text) {
         Ok(role) => role,
         Err(e) => {
-            out.violations.push(Violation { field: annotation::field(ROLE_ARN), value: arn_text.to_string(), reason: Reason::RoleArnInvalid, message: format!("{} is not an IAM role ARN: {e}; write arn:aws:iam::<12-digit account>:role/<name>", At(arn_text)) });
+            // A message with a fix of its own (after "; ") needs no form to copy.
+            let form = if e.0.contains("; ") {
+                ""
+            } else {
+                "; write arn:aws:iam::<12-digit account>:role/<name>"
+            };
+            out.violations.push(Violation {
+                field: annotation::field(ROLE_ARN),
+                value: arn_text.to_string(),
+                reason: Reason::RoleArnInvalid,
+                message: format!("{} is not an IAM role ARN: {e}{form}", At(arn_text)),
+            });
             return out;
         }
     };
@@ -157,8 +169,8 @@ pub fn check_with(
             return out;
         }
     };
-    if let Some(policy) = trust_policy(rules, facts, &subject, &mut out) {
-        web_identity(rules, &subject, audience, policy, facts, &mut out);
+    if let Some((policy, origin)) = trust_policy(rules, facts, &subject, &mut out) {
+        web_identity(rules, &subject, audience, (policy, origin), facts, &mut out);
     }
     chain::check(rules, facts, &subject, &mut out);
     out
@@ -185,6 +197,15 @@ fn audience<'a>(rules: &'a RuleSet, object: &'a Node<'_>) -> Result<&'a str, Vio
     })
 }
 
+/// Where the trust policy evaluated came from, for the fix a denial asks for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Origin {
+    /// `irsa.trustPolicies`: a copy of IAM's, which must be mended with it.
+    Rules,
+    /// IAM itself.
+    Iam,
+}
+
 /// The trust policy to evaluate: the rules' `trustPolicies` win; else IAM's answer. `None`
 /// when there is none to evaluate (the reason is already in `out`).
 fn trust_policy<'a>(
@@ -192,18 +213,23 @@ fn trust_policy<'a>(
     facts: &'a Facts,
     s: &Subject<'_>,
     out: &mut Findings,
-) -> Option<&'a TrustPolicy> {
+) -> Option<(&'a TrustPolicy, Origin)> {
     let missing = match trust_source::trust_policy(rules, facts, s.live, s.arn()) {
         Ok(found) => {
             if let Some(role) = found.iam {
                 report_arn_difference(s, role, out);
             }
-            return Some(found.policy);
+            let origin = if found.iam.is_some() {
+                Origin::Iam
+            } else {
+                Origin::Rules
+            };
+            return Some((found.policy, origin));
         }
         Err(missing) => missing,
     };
     let text = match missing {
-        Missing::NotInRules => format!("{}: zoneguard does not know this role's trust policy, so it cannot tell whether pods will get the role; add the policy under irsa.trustPolicies in the rules", s.at()),
+        Missing::NotInRules => format!("{}: zoneguard does not know this role's trust policy, so it cannot tell whether pods will get the role; ask the platform team to add the role's trust policy under irsa.trustPolicies in the rules{}", s.at(), known_roles(rules, &s.role)),
         Missing::NotRead => format!("{}: cannot verify: irsa.source is iam, but this check ran without reading IAM (for `zoneguard check`, add --iam), so zoneguard cannot tell whether pods will get the role", s.at()),
         Missing::Unavailable(why) => format!("{}: cannot verify: zoneguard could not read the role from IAM ({why}), so it cannot tell whether pods will get the role", s.at()),
         Missing::NotFound => {
@@ -222,6 +248,35 @@ fn trust_policy<'a>(
     };
     unknown(rules.irsa.unknown_role, s, text, out);
     None
+}
+
+/// `, or use a role the rules know (in account 111122223333: app, api)`: up to three roles of
+/// the rules' `irsa.trustPolicies` in the role's account and partition, the name nearest the
+/// annotation's first (a typo shows as the first); empty when there are none.
+fn known_roles(rules: &RuleSet, role: &RoleArn) -> String {
+    let mut known: Vec<(usize, String)> = rules
+        .irsa
+        .trust_policies
+        .keys()
+        .filter_map(|arn| RoleArn::parse(arn).ok())
+        .filter(|k| k.account == role.account && k.partition == role.partition)
+        .map(|k| {
+            let name = format!("{}{}", k.path.trim_start_matches('/'), k.name);
+            let distance = crate::suggest::edit_distance(&role.name, &k.name);
+            (distance, name)
+        })
+        .collect();
+    if known.is_empty() {
+        return String::new();
+    }
+    known.sort();
+    let names: Vec<&str> = known.iter().take(3).map(|(_, n)| n.as_str()).collect();
+    let more = if known.len() > 3 { ", …" } else { "" };
+    format!(
+        ", or use a role the rules know (in account {}: {}{more})",
+        role.account,
+        names.join(", ")
+    )
 }
 
 /// Denies an annotation whose ARN IAM writes with another path or letter case.
@@ -265,7 +320,7 @@ fn web_identity(
     rules: &RuleSet,
     s: &Subject<'_>,
     audience: &str,
-    policy: &TrustPolicy,
+    (policy, origin): (&TrustPolicy, Origin),
     facts: &Facts,
     out: &mut Findings,
 ) {
@@ -281,10 +336,19 @@ fn web_identity(
         service_account: s.name,
         audience,
     };
+    let copy = match origin {
+        Origin::Rules => {
+            " and to its copy under irsa.trustPolicies in the rules, which must match IAM"
+        }
+        Origin::Iam => "",
+    };
     s.report_trust(
         trust::evaluate_web_identity(policy, &who),
         format_args!(""),
-        format_args!("a trust-policy statement that would admit it"),
+        format_args!(
+            "add this statement to the role's trust policy in IAM{copy} (or use a role that trusts `system:serviceaccount:{}:{}`)",
+            s.namespace, s.name
+        ),
         format_args!("the role's trust policy"),
         out,
     );

@@ -121,9 +121,7 @@ pub fn evaluate_web_identity(policy: &TrustPolicy, who: &WebIdentity<'_>) -> Tru
             statement,
             condition,
             why,
-        } => TrustVerdict::Unverifiable(explain::unverifiable(
-            policy, *statement, *condition, why, who.role,
-        )),
+        } => TrustVerdict::Unverifiable(explain::unverifiable(policy, *statement, *condition, why)),
         Outcome::ImplicitDeny | Outcome::ExplicitDeny { .. } => {
             let subject = explain::Subject {
                 role: who.role,

@@ -1372,6 +1372,7 @@ fn warnings_are_made_single_lines_the_api_server_passes_on() {
     let mut d = Decision {
         warnings: vec![
             "role x: denied\n  a statement that would admit it: {}".into(),
+            "role x: denied; add this statement:\n  {}".into(),
             "regex parse error:\r\n    (oops\n    ^\nerror: unclosed group\n".into(),
             "a\ttab".into(),
             "plain".into(),
@@ -1383,7 +1384,8 @@ fn warnings_are_made_single_lines_the_api_server_passes_on() {
         d.warnings,
         [
             "role x: denied; a statement that would admit it: {}",
-            "regex parse error:; (oops; ^; error: unclosed group",
+            "role x: denied; add this statement: {}",
+            "regex parse error: (oops; ^; error: unclosed group",
             "a tab",
             "plain",
         ]

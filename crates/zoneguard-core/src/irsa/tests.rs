@@ -199,7 +199,13 @@ fn spaces_around_the_arn_are_invalid_and_only_an_empty_value_means_no_role() {
     ] {
         let f = check(value);
         assert_eq!(reasons(&f), [Reason::RoleArnInvalid], "{value:?}");
-        assert!(f.violations[0].message.contains("whitespace"), "{f:?}");
+        assert!(
+            f.violations[0].message.contains("whitespace")
+                || f.violations[0]
+                    .message
+                    .contains("remove the trailing newline"),
+            "{f:?}"
+        );
     }
     let f = check("");
     assert!(f.violations.is_empty() && f.warnings.is_empty(), "{f:?}");
@@ -563,7 +569,7 @@ fn chains_apply_only_to_their_service_account() {
 #[test]
 fn both_trust_checks_word_a_denial_and_an_unverifiable_condition_in_full() {
     let at = format!("{}: ", At(ROLE));
-    let statement = "\n  a trust-policy statement that would admit it: {";
+    let statement = "; add this statement to the role's trust policy in IAM (or use a role that trusts `system:serviceaccount:external-dns:external-dns`):\n  {";
     let role = Lookup::Found(IamRole::from_get_role(
         ROLE,
         &web_identity_policy("system:serviceaccount:other:other"),
@@ -583,7 +589,7 @@ fn both_trust_checks_word_a_denial_and_an_unverifiable_condition_in_full() {
     assert!(f.warnings[0].starts_with(&want), "{f:?}");
 
     let broken = format!("{at}the role chain to {TARGET} (irsa.chains) is broken on the target side: the trust policy of {TARGET} does not let {ROLE} call sts:AssumeRole: ");
-    let statement = format!("\n  add this statement to the trust policy of {TARGET}: {{");
+    let statement = format!("; add this statement to the trust policy of {TARGET}:\n  {{");
     let other = json!({"Effect": "Allow", "Principal": {"AWS": "arn:aws:iam::111122223333:role/other"}, "Action": "sts:AssumeRole"});
     let f = run(
         &chain_rules(""),
@@ -642,7 +648,7 @@ fn each_way_a_trust_policy_is_missing_is_worded_by_the_side_that_misses_it() {
             "own role, static rules without its policy",
             run(&static_rules(""), &Facts::none()),
             None,
-            format!("{at}zoneguard does not know this role's trust policy, so it cannot tell whether pods will get the role; add the policy under irsa.trustPolicies"),
+            format!("{at}zoneguard does not know this role's trust policy, so it cannot tell whether pods will get the role; ask the platform team to add the role's trust policy under irsa.trustPolicies"),
         ),
         (
             "own role, IAM expected but not read",
@@ -703,5 +709,65 @@ fn each_way_a_trust_policy_is_missing_is_worded_by_the_side_that_misses_it() {
         let (got, message) = only_finding(findings);
         assert_eq!(got, *reason, "{case}: {findings:?}");
         assert!(message.starts_with(start.as_str()), "{case}: {message}");
+    }
+}
+
+#[test]
+fn a_denial_by_a_policy_from_the_rules_asks_to_mend_iam_and_the_rules_copy() {
+    let policy = |sub: &str| format!("    {ROLE}: '{}'\n", web_identity_policy(sub));
+    let text = |policies: &str| {
+        format!("irsa:\n  issuer: {ISSUER}\n  source: static\n  trustPolicies:\n{policies}")
+    };
+    let static_rules =
+        |policies: &str| RuleSet::parse("r", &text(policies)).unwrap_or_else(|e| panic!("{e:?}"));
+    let f = run(
+        &static_rules(&policy("system:serviceaccount:other:other")),
+        &Facts::none(),
+    );
+    let m = &f.violations[0].message;
+    assert!(
+        m.contains("; add this statement to the role's trust policy in IAM and to its copy under irsa.trustPolicies in the rules, which must match IAM (or use a role that trusts `system:serviceaccount:external-dns:external-dns`):\n  {\"Effect\""),
+        "{m}"
+    );
+    assert_eq!(m.matches(ROLE).count(), 1, "the ARN is named once: {m}");
+}
+
+#[test]
+fn an_unknown_role_lists_the_known_roles_of_its_account_nearest_first() {
+    let sub = "system:serviceaccount:x:y";
+    let known = |names: &[&str]| {
+        let policies: String = names
+            .iter()
+            .map(|n| format!("    {n}: '{}'\n", web_identity_policy(sub)))
+            .collect();
+        let text = format!("irsa:\n  issuer: {ISSUER}\n  source: static\n  unknownRole: deny\n  trustPolicies:\n{policies}");
+        RuleSet::parse("r", &text).unwrap_or_else(|e| panic!("{e:?}"))
+    };
+    let table: [(&[&str], &str); 4] = [
+        (
+            &[
+                "arn:aws:iam::111122223333:role/api",
+                "arn:aws:iam::111122223333:role/external-dsn",
+                "arn:aws:iam::444455556666:role/external-dns",
+            ],
+            ", or use a role the rules know (in account 111122223333: external-dsn, api)",
+        ),
+        (
+            &[
+                "arn:aws:iam::111122223333:role/a",
+                "arn:aws:iam::111122223333:role/team/b",
+                "arn:aws:iam::111122223333:role/external-dn",
+                "arn:aws:iam::111122223333:role/zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz",
+            ],
+            ", or use a role the rules know (in account 111122223333: external-dn, a, team/b, …)",
+        ),
+        (&["arn:aws:iam::444455556666:role/external-dns"], ""),
+        (&[], ""),
+    ];
+    for (names, hint) in table {
+        let f = run(&known(names), &Facts::none());
+        let m = &f.violations[0].message;
+        let want = format!("ask the platform team to add the role's trust policy under irsa.trustPolicies in the rules{hint}");
+        assert!(m.ends_with(&want), "{names:?}: {m}");
     }
 }

@@ -39,7 +39,7 @@ fn token_expiration(value: &str, out: &mut Findings) {
         return;
     };
     if seconds < MIN_SECONDS {
-        out.warnings.push(format!("{field} {value:?} is below {MIN_SECONDS} s: the pod identity webhook raises it to {MIN_SECONDS} s, the shortest token lifetime the API server accepts"));
+        out.warnings.push(format!("{field} {value:?} is below {MIN_SECONDS} s: the pod identity webhook raises it to {MIN_SECONDS} s, the shortest token lifetime the API server accepts; write {MIN_SECONDS} or more, or remove the annotation for the default of {DEFAULT_SECONDS} s"));
     } else if seconds > MAX_SECONDS {
         let message = format!("{field} {value:?} is above 2^32 s: the pod identity webhook puts it in the pods' projected token as it is, and the API server then refuses every pod of this ServiceAccount (\"may not specify a duration larger than 2^32 seconds\"); write at most {MAX_SECONDS}, or remove the annotation for the default of {DEFAULT_SECONDS} s");
         out.violations.push(Violation {
@@ -113,6 +113,12 @@ mod tests {
             let f = findings(TOKEN_EXPIRATION, value);
             assert!(f.violations.is_empty(), "{value}: {f:?}");
             assert!(f.warnings[0].contains("raises it to 600 s"), "{f:?}");
+            assert!(
+                f.warnings[0].ends_with(
+                    "; write 600 or more, or remove the annotation for the default of 86400 s"
+                ),
+                "{f:?}"
+            );
         }
     }
 

@@ -71,10 +71,8 @@ pub(super) fn explain(
         .filter(|(s, _)| s.effect == Effect::Allow)
         .collect();
     if allows.is_empty() {
-        let text = format!(
-            "trust policy of role {} has no Allow statement, so it admits nobody.",
-            subject.role
-        );
+        let text =
+            "the role's trust policy has no Allow statement, so it admits nobody".to_string();
         return subject.miss(text, true);
     }
     if let Some(miss) = principal_matched(&allows, subject) {
@@ -118,14 +116,13 @@ fn explicit_deny(statement: &Statement, subject: &Subject<'_>) -> Miss {
         .any(|c| c.key.eq_ignore_ascii_case(&aud_key));
     let fix = if on_audience {
         "set the ServiceAccount's eks.amazonaws.com/audience to an audience that Deny does not \
-         match, narrow that Deny's Principal or Condition, or use another role."
+         match, narrow that Deny's Principal or Condition, or use another role"
     } else {
         "narrow that Deny's Principal or Condition so it no longer matches this ServiceAccount, \
-         or use another role."
+         or use another role"
     };
     let text = format!(
-        "trust policy of role {} explicitly denies {}: the Deny in {} matches it{why}; {fix}",
-        subject.role,
+        "the role's trust policy explicitly denies {}: the Deny in {} matches it{why}; {fix}",
         ticked(&subject.sub),
         statement.describe()
     );
@@ -154,7 +151,7 @@ fn principal_matched(
         .filter(|(_, t)| t.principal)
         .min_by_key(|(_, t)| (!t.action, failed(t).count()))?;
     if !trace.action {
-        return Some(subject.miss(action_miss(statement, subject), true));
+        return Some(subject.miss(action_miss(statement), true));
     }
     let mut phrases: Vec<(u8, String)> = failed(trace)
         .filter_map(|i| statement.conditions.get(i))
@@ -162,15 +159,14 @@ fn principal_matched(
         .collect();
     phrases.sort_by_key(|(rank, _)| *rank);
     let mut text = match phrases.first() {
-        Some((_, first)) => format!("trust policy of role {} {first}.", subject.role),
+        Some((_, first)) => format!("the role's trust policy {first}"),
         None => format!(
-            "trust policy of role {}: {} does not apply to this ServiceAccount.",
-            subject.role,
+            "the role's trust policy: {} does not apply to this ServiceAccount",
             statement.describe()
         ),
     };
     if let Some((_, second)) = phrases.get(1) {
-        text.push_str(&format!(" It also {second}."));
+        text.push_str(&format!(", and it also {second}"));
     }
     Some(subject.miss(text, true))
 }
@@ -184,28 +180,26 @@ fn failed(trace: &StatementTrace) -> impl Iterator<Item = usize> + '_ {
         .map(|(i, _)| i)
 }
 
-fn action_miss(statement: &Statement, subject: &Subject<'_>) -> String {
+fn action_miss(statement: &Statement) -> String {
     match &statement.action {
         ActionElement::Action(actions) => {
             let names: Vec<&str> = actions.iter().map(String::as_str).collect();
             format!(
-                "trust policy of role {}: {} names this ServiceAccount's principal but allows only {}, not {}.",
-                subject.role,
+                "the role's trust policy: {} names this ServiceAccount's principal but allows only {}, not {}",
                 statement.describe(),
                 either(&names, "and"),
                 ticked(WEB_IDENTITY_ACTION)
             )
         }
         ActionElement::NotAction(_) => format!(
-            "trust policy of role {}: {} names this ServiceAccount's principal but excludes {} with NotAction.",
-            subject.role,
+            "the role's trust policy: {} names this ServiceAccount's principal but excludes {} with NotAction",
             statement.describe(),
             ticked(WEB_IDENTITY_ACTION)
         ),
     }
 }
 
-/// A predicate for "trust policy of role X …", ranked: sub first, then aud, then others.
+/// A predicate for "the role's trust policy …", ranked: sub first, then aud, then others.
 fn condition_phrase(condition: &Condition, subject: &Subject<'_>) -> (u8, String) {
     let key = condition.key.to_lowercase();
     let op = &condition.operator;
@@ -324,22 +318,22 @@ fn other_oidc_provider(
     let role = subject.role;
     let text = if best.issuer == subject.issuer && best.account != role.account {
         format!(
-            "trust policy of role {role}: Federated principal names the OIDC provider in account {}, but the role is in account {} and can trust only a provider registered there ({}).",
+            "the role's trust policy: its Federated principal names the OIDC provider in account {}, but the role is in account {} and can trust only a provider registered there ({})",
             best.account, role.account, ticked(&subject.provider)
         )
     } else if best.issuer == subject.issuer && best.partition != role.partition {
         format!(
-            "trust policy of role {role}: Federated principal names the OIDC provider in partition {}, but the role is in partition {} ({}).",
+            "the role's trust policy: its Federated principal names the OIDC provider in partition {}, but the role is in partition {} ({})",
             ticked(best.partition), ticked(&role.partition), ticked(&subject.provider)
         )
     } else if best.arn.eq_ignore_ascii_case(&subject.provider) {
         format!(
-            "trust policy of role {role}: Federated principal {} differs from this cluster's OIDC provider {} only in letter case, and principals are compared exactly.",
+            "the role's trust policy: its Federated principal {} differs from this cluster's OIDC provider {} only in letter case, and principals are compared exactly",
             ticked(best.arn), ticked(&subject.provider)
         )
     } else {
         format!(
-            "trust policy of role {role}: Federated principal names OIDC provider {} but this cluster's issuer is {}.",
+            "the role's trust policy: its Federated principal names OIDC provider {} but this cluster's issuer is {}",
             ticked(best.issuer), ticked(subject.issuer)
         )
     };
@@ -362,13 +356,12 @@ const POD_IDENTITY: &str = "pods.eks.amazonaws.com";
 
 /// No Allow names any OIDC provider: Pod Identity, role chaining, other principals.
 fn other_principals(allows: &[(&Statement, &StatementTrace)], subject: &Subject<'_>) -> Miss {
-    let role = subject.role;
     let services: Vec<&str> = dedup(principal_members(allows, PrincipalKind::Service));
     let aws: Vec<&str> = dedup(principal_members(allows, PrincipalKind::Aws));
     let federated: Vec<&str> = dedup(federated_members(allows));
     if services.contains(&POD_IDENTITY) {
         let text = format!(
-            "role {role} trusts only {} (EKS Pod Identity): use a Pod Identity association, not the role-arn annotation.",
+            "the role trusts only {} (EKS Pod Identity); use a Pod Identity association, not the role-arn annotation",
             ticked(POD_IDENTITY)
         );
         return subject.miss(text, false);
@@ -380,7 +373,7 @@ fn other_principals(allows: &[(&Statement, &StatementTrace)], subject: &Subject<
             "principals"
         };
         let text = format!(
-            "role {role} trusts only the AWS {noun} {} (a role-chaining target): annotate the ServiceAccount with the IRSA role that assumes it.",
+            "the role trusts only the AWS {noun} {} (a role-chaining target); annotate the ServiceAccount with the IRSA role that assumes it",
             either(&aws, "and")
         );
         return subject.miss(text, false);
@@ -391,7 +384,7 @@ fn other_principals(allows: &[(&Statement, &StatementTrace)], subject: &Subject<
         ("Federated", federated)
     } else {
         let text = format!(
-            "trust policy of role {role} has no Allow statement that names this cluster's OIDC provider {}.",
+            "the role's trust policy has no Allow statement that names this cluster's OIDC provider {}",
             ticked(&subject.provider)
         );
         return subject.miss(text, true);
@@ -402,7 +395,7 @@ fn other_principals(allows: &[(&Statement, &StatementTrace)], subject: &Subject<
         "principals"
     };
     let text = format!(
-        "role {role} trusts only the {what} {noun} {}, not this cluster's OIDC provider {}.",
+        "the role trusts only the {what} {noun} {}, not this cluster's OIDC provider {}",
         either(&list, "and"),
         ticked(&subject.provider)
     );
@@ -425,14 +418,13 @@ pub(super) fn unverifiable(
     statement: usize,
     condition: usize,
     why: &Undecidable,
-    role: &RoleArn,
 ) -> String {
     let Some(s) = policy.statements.get(statement) else {
-        return format!("trust policy of role {role} has a condition that depends on the request.");
+        return "the role's trust policy has a condition that depends on the request".to_string();
     };
     let Some(c) = s.conditions.get(condition) else {
         return format!(
-            "trust policy of role {role}: {} depends on the request.",
+            "the role's trust policy: {} depends on the request",
             s.describe()
         );
     };
@@ -446,7 +438,7 @@ pub(super) fn unverifiable(
         ),
     };
     format!(
-        "trust policy of role {role}: {} {what}, which is known only when the pod calls STS.",
+        "the role's trust policy: {} {what}, which is known only when the pod calls STS",
         s.describe()
     )
 }

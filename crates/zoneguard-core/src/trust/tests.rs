@@ -591,7 +591,7 @@ fn a_service_account_in_another_namespace_is_told_what_the_policy_admits() {
     );
     assert_eq!(
         miss.explanation,
-        "trust policy of role arn:aws:iam::111122223333:role/external-dns admits `system:serviceaccount:kube-system:external-dns`, not `system:serviceaccount:external-dns:external-dns`."
+        "the role's trust policy admits `system:serviceaccount:kube-system:external-dns`, not `system:serviceaccount:external-dns:external-dns`"
     );
     assert_eq!(
         miss.suggested_statement,
@@ -613,7 +613,7 @@ fn several_admitted_subjects_are_listed() {
     ));
     assert_eq!(
         miss.explanation,
-        "trust policy of role arn:aws:iam::111122223333:role/external-dns admits `system:serviceaccount:a:*` or `system:serviceaccount:b:dns`, not `system:serviceaccount:kube-system:external-dns`."
+        "the role's trust policy admits `system:serviceaccount:a:*` or `system:serviceaccount:b:dns`, not `system:serviceaccount:kube-system:external-dns`"
     );
 }
 
@@ -626,7 +626,7 @@ fn a_policy_for_another_cluster_names_both_issuers() {
     );
     assert_eq!(
         miss.explanation,
-        format!("trust policy of role arn:aws:iam::111122223333:role/external-dns: Federated principal names OIDC provider `{OTHER_ISSUER}` but this cluster's issuer is `{ISSUER}`.")
+        format!("the role's trust policy: its Federated principal names OIDC provider `{OTHER_ISSUER}` but this cluster's issuer is `{ISSUER}`")
     );
     assert_eq!(miss.suggested_statement, Some(suggestion(NS, SA)));
 }
@@ -639,7 +639,7 @@ fn a_federated_principal_in_another_account_is_explained() {
     );
     assert_eq!(
         miss.explanation,
-        format!("trust policy of role arn:aws:iam::111122223333:role/external-dns: Federated principal names the OIDC provider in account 444455556666, but the role is in account 111122223333 and can trust only a provider registered there (`{}`).", provider())
+        format!("the role's trust policy: its Federated principal names the OIDC provider in account 444455556666, but the role is in account 111122223333 and can trust only a provider registered there (`{}`)", provider())
     );
     assert!(miss.suggested_statement.is_some());
 }
@@ -652,7 +652,7 @@ fn a_federated_principal_differing_only_in_case_is_explained() {
     );
     assert_eq!(
         miss.explanation,
-        format!("trust policy of role arn:aws:iam::111122223333:role/external-dns: Federated principal `{lower}` differs from this cluster's OIDC provider `{}` only in letter case, and principals are compared exactly.", provider())
+        format!("the role's trust policy: its Federated principal `{lower}` differs from this cluster's OIDC provider `{}` only in letter case, and principals are compared exactly", provider())
     );
 }
 
@@ -663,7 +663,7 @@ fn a_missing_audience_match_names_the_audience() {
     ));
     assert_eq!(
         miss.explanation,
-        "trust policy of role arn:aws:iam::111122223333:role/external-dns has no `aud` match for `sts.amazonaws.com` (it admits `sts.amazonaws.com.cn`)."
+        "the role's trust policy has no `aud` match for `sts.amazonaws.com` (it admits `sts.amazonaws.com.cn`)"
     );
     assert_eq!(miss.suggested_statement, Some(suggestion(NS, SA)));
 }
@@ -675,7 +675,7 @@ fn a_wrong_subject_and_audience_take_two_sentences() {
     ));
     assert_eq!(
         miss.explanation,
-        "trust policy of role arn:aws:iam::111122223333:role/external-dns admits `system:serviceaccount:default:dns`, not `system:serviceaccount:kube-system:external-dns`. It also has no `aud` match for `sts.amazonaws.com` (it admits `vault`)."
+        "the role's trust policy admits `system:serviceaccount:default:dns`, not `system:serviceaccount:kube-system:external-dns`, and it also has no `aud` match for `sts.amazonaws.com` (it admits `vault`)"
     );
 }
 
@@ -686,7 +686,7 @@ fn a_pod_identity_role_points_to_pod_identity_associations() {
     );
     assert_eq!(
         miss.explanation,
-        "role arn:aws:iam::111122223333:role/external-dns trusts only `pods.eks.amazonaws.com` (EKS Pod Identity): use a Pod Identity association, not the role-arn annotation."
+        "the role trusts only `pods.eks.amazonaws.com` (EKS Pod Identity); use a Pod Identity association, not the role-arn annotation"
     );
     assert_eq!(miss.suggested_statement, None);
 }
@@ -698,7 +698,7 @@ fn a_role_chaining_target_points_to_the_role_that_assumes_it() {
     );
     assert_eq!(
         miss.explanation,
-        "role arn:aws:iam::111122223333:role/external-dns trusts only the AWS principal `arn:aws:iam::111122223333:role/base` (a role-chaining target): annotate the ServiceAccount with the IRSA role that assumes it."
+        "the role trusts only the AWS principal `arn:aws:iam::111122223333:role/base` (a role-chaining target); annotate the ServiceAccount with the IRSA role that assumes it"
     );
     assert_eq!(miss.suggested_statement, None);
     let miss = explanation(
@@ -706,7 +706,7 @@ fn a_role_chaining_target_points_to_the_role_that_assumes_it() {
     );
     assert_eq!(
         miss.explanation,
-        "role arn:aws:iam::111122223333:role/external-dns trusts only the AWS principals `111122223333` and `arn:aws:iam::444455556666:root` (a role-chaining target): annotate the ServiceAccount with the IRSA role that assumes it."
+        "the role trusts only the AWS principals `111122223333` and `arn:aws:iam::444455556666:root` (a role-chaining target); annotate the ServiceAccount with the IRSA role that assumes it"
     );
 }
 
@@ -717,7 +717,7 @@ fn other_service_principals_are_named() {
     );
     assert_eq!(
         miss.explanation,
-        format!("role arn:aws:iam::111122223333:role/external-dns trusts only the service principal `ec2.amazonaws.com`, not this cluster's OIDC provider `{}`.", provider())
+        format!("the role trusts only the service principal `ec2.amazonaws.com`, not this cluster's OIDC provider `{}`", provider())
     );
     assert!(miss.suggested_statement.is_some());
 }
@@ -729,7 +729,7 @@ fn an_explicit_deny_names_the_statement() {
     let miss = explanation(json!([irsa(NS, SA), deny]));
     assert_eq!(
         miss.explanation,
-        format!("trust policy of role arn:aws:iam::111122223333:role/external-dns explicitly denies `system:serviceaccount:kube-system:external-dns`: the Deny in Statement[1] (Sid `NoKubeSystem`) matches it (StringLike on `{}` holds for `system:serviceaccount:kube-system:external-dns`); narrow that Deny's Principal or Condition so it no longer matches this ServiceAccount, or use another role.", sub_key())
+        format!("the role's trust policy explicitly denies `system:serviceaccount:kube-system:external-dns`: the Deny in Statement[1] (Sid `NoKubeSystem`) matches it (StringLike on `{}` holds for `system:serviceaccount:kube-system:external-dns`); narrow that Deny's Principal or Condition so it no longer matches this ServiceAccount, or use another role", sub_key())
     );
     assert_eq!(miss.suggested_statement, None);
 }
@@ -741,7 +741,7 @@ fn an_explicit_deny_on_the_audience_names_the_audience_and_the_annotation() {
     let miss = explanation_for(&policy_of(json!([irsa(NS, SA), deny])), NS, SA, "vault");
     assert_eq!(
         miss.explanation,
-        format!("trust policy of role arn:aws:iam::111122223333:role/external-dns explicitly denies `system:serviceaccount:kube-system:external-dns`: the Deny in Statement[1] (Sid `OnlySts`) matches it (StringNotEquals on `{}` holds for the audience `vault`); set the ServiceAccount's eks.amazonaws.com/audience to an audience that Deny does not match, narrow that Deny's Principal or Condition, or use another role.", aud_key())
+        format!("the role's trust policy explicitly denies `system:serviceaccount:kube-system:external-dns`: the Deny in Statement[1] (Sid `OnlySts`) matches it (StringNotEquals on `{}` holds for the audience `vault`); set the ServiceAccount's eks.amazonaws.com/audience to an audience that Deny does not match, narrow that Deny's Principal or Condition, or use another role", aud_key())
     );
     let amr = format!("{ISSUER}:amr");
     let deny = json!({"Effect": "Deny", "Principal": "*", "Action": "*",
@@ -761,7 +761,7 @@ fn a_wrong_action_is_named() {
     );
     assert_eq!(
         miss.explanation,
-        "trust policy of role arn:aws:iam::111122223333:role/external-dns: Statement[0] names this ServiceAccount's principal but allows only `sts:AssumeRole`, not `sts:AssumeRoleWithWebIdentity`."
+        "the role's trust policy: Statement[0] names this ServiceAccount's principal but allows only `sts:AssumeRole`, not `sts:AssumeRoleWithWebIdentity`"
     );
 }
 
@@ -772,7 +772,7 @@ fn a_condition_key_of_another_issuer_is_named() {
     ));
     assert_eq!(
         miss.explanation,
-        format!("trust policy of role arn:aws:iam::111122223333:role/external-dns tests `{OTHER_ISSUER}:sub`, a key of issuer `{OTHER_ISSUER}`, but this cluster's issuer is `{ISSUER}`.")
+        format!("the role's trust policy tests `{OTHER_ISSUER}:sub`, a key of issuer `{OTHER_ISSUER}`, but this cluster's issuer is `{ISSUER}`")
     );
 }
 
@@ -781,14 +781,17 @@ fn a_key_the_request_does_not_carry_is_named() {
     let miss = explanation(allow(json!({"StringEquals": {"sts:ExternalId": "x"}})));
     assert_eq!(
         miss.explanation,
-        "trust policy of role arn:aws:iam::111122223333:role/external-dns requires `sts:ExternalId` (StringEquals), which a web-identity request from this cluster does not carry."
+        "the role's trust policy requires `sts:ExternalId` (StringEquals), which a web-identity request from this cluster does not carry"
     );
 }
 
 #[test]
 fn a_policy_without_allow_admits_nobody() {
     let miss = explanation(json!([]));
-    assert_eq!(miss.explanation, "trust policy of role arn:aws:iam::111122223333:role/external-dns has no Allow statement, so it admits nobody.");
+    assert_eq!(
+        miss.explanation,
+        "the role's trust policy has no Allow statement, so it admits nobody"
+    );
 }
 
 #[test]
@@ -801,7 +804,7 @@ fn the_nearest_statement_is_the_one_with_the_fewest_failures() {
     let miss = explanation(json!([far, near]));
     assert_eq!(
         miss.explanation,
-        "trust policy of role arn:aws:iam::111122223333:role/external-dns admits `system:serviceaccount:kube-system:dns`, not `system:serviceaccount:kube-system:external-dns`."
+        "the role's trust policy admits `system:serviceaccount:kube-system:dns`, not `system:serviceaccount:kube-system:external-dns`"
     );
 }
 
@@ -811,14 +814,14 @@ fn unverifiable_answers_name_the_statement_and_key() {
         "Condition": {"IpAddress": {"aws:SourceIp": "203.0.113.0/24"}}});
     assert_eq!(
         verdict(json!([statement])),
-        TrustVerdict::Unverifiable("trust policy of role arn:aws:iam::111122223333:role/external-dns: Statement[0] (Sid `Office`) tests `aws:SourceIp` (IpAddress), which is known only when the pod calls STS.".into())
+        TrustVerdict::Unverifiable("the role's trust policy: Statement[0] (Sid `Office`) tests `aws:SourceIp` (IpAddress), which is known only when the pod calls STS".into())
     );
     let variable = allow(
         json!({"StringEquals": {sub_key(): "system:serviceaccount:${aws:PrincipalTag/ns}:external-dns"}}),
     );
     assert_eq!(
         verdict(variable),
-        TrustVerdict::Unverifiable(format!("trust policy of role arn:aws:iam::111122223333:role/external-dns: Statement compares `{ISSUER}:sub` (StringEquals) with the policy variable `${{aws:PrincipalTag/ns}}`, which is known only when the pod calls STS."))
+        TrustVerdict::Unverifiable(format!("the role's trust policy: Statement compares `{ISSUER}:sub` (StringEquals) with the policy variable `${{aws:PrincipalTag/ns}}`, which is known only when the pod calls STS"))
     );
 }
 
