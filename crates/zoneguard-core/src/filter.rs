@@ -271,10 +271,12 @@ impl Regexes {
             bad(match err.size_limit() {
                 Some(limit) if limit < REGEX_SIZE_LIMIT => self.over_budget(None),
                 Some(_) => too_large(),
-                None => invalid(
-                    &err.syntax_error()
-                        .map_or_else(|| err.to_string(), ToString::to_string),
-                ),
+                None => invalid(&err.syntax_error().map_or_else(
+                    || err.to_string(),
+                    // Columns of the translated pattern are the user's only when the
+                    // translation left it as written.
+                    |e| syntax_summary(&e.to_string(), translated == pattern),
+                )),
             })
         })?;
         let memory = re.memory_usage();
@@ -325,6 +327,33 @@ fn build(pattern: &str, size_limit: usize) -> Result<meta::Regex, Box<meta::Buil
         .syntax(syntax::Config::default().utf8(true))
         .build(pattern)
         .map_err(Box::new)
+}
+
+/// The regex parser's message, which spans lines (the pattern, a caret under the fault, then
+/// `error: …`), on one line: `unclosed group (at column 1)`; the column only when
+/// `columns_hold` (the pattern compiled is the one written) and the pattern is one line.
+fn syntax_summary(text: &str, columns_hold: bool) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let Some(error) = lines.iter().rev().find_map(|l| l.strip_prefix("error: ")) else {
+        let parts: Vec<&str> = lines
+            .iter()
+            .map(|l| l.trim())
+            .filter(|l| !l.is_empty())
+            .collect();
+        return parts.join("; ");
+    };
+    // regex-syntax writes a one-line pattern indented by four spaces, the caret line under it.
+    let caret = lines.iter().find_map(|l| {
+        let mark = l.trim_start();
+        (mark.starts_with('^') && mark.chars().all(|c| c == '^' || c == '-'))
+            .then(|| l.chars().count() - mark.chars().count())
+    });
+    match caret {
+        Some(at) if columns_hold && lines.len() == 4 && at >= 4 => {
+            format!("{error} (at column {})", at - 3)
+        }
+        _ => error.to_string(),
+    }
 }
 
 fn invalid(message: &str) -> String {

@@ -430,7 +430,10 @@ fn duplicate_error(source: &RuleSource<'_>, duplicate: &locate::Duplicate) -> Ru
 fn yaml_error(source: &RuleSource<'_>, e: &serde_yaml_ng::Error) -> RulesError {
     let line = e.location().map_or(0, |l| l.line());
     let text = e.to_string();
-    let text = text.split(" at line ").next().unwrap_or(&text).to_string();
+    let mut text = text.split(" at line ").next().unwrap_or(&text).to_string();
+    if text.ends_with("cannot start any token") && tab_at(source.text, e.location()) {
+        text.push_str(" (a tab? YAML indents with spaces)");
+    }
     let (path, message) = match text.split_once(": ") {
         Some((k, m)) if !k.contains(' ') => (Some(k.to_string()), m.to_string()),
         _ => (None, text),
@@ -448,6 +451,20 @@ fn yaml_error(source: &RuleSource<'_>, e: &serde_yaml_ng::Error) -> RulesError {
         key,
         message,
     }
+}
+
+/// True when the character the YAML parser stopped at (1-based line and column) is a tab, or
+/// a tab is in the indentation of that line.
+fn tab_at(text: &str, location: Option<serde_yaml_ng::Location>) -> bool {
+    let Some(location) = location else {
+        return false;
+    };
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let Some(line) = text.lines().nth(location.line().saturating_sub(1)) else {
+        return false;
+    };
+    let indent = &line[..line.len() - line.trim_start().len()];
+    indent.contains('\t') || line.chars().nth(location.column().saturating_sub(1)) == Some('\t')
 }
 
 /// `foo` from serde's "unknown field `foo`, expected …".

@@ -363,3 +363,27 @@ fn a_pattern_written_twice_in_a_rule_set_is_compiled_once_and_counted_once() {
     assert!(regexes.used() > once);
     assert!(again.matches("x.a.example.com") && !again.matches("x.b.example.com"));
 }
+
+#[test]
+fn a_regex_that_does_not_compile_is_refused_in_one_line_naming_the_fault_and_its_column() {
+    let table = [
+        ("(unclosed", "\"(unclosed\" is not a valid regular expression: unclosed group (at column 1)"),
+        ("ab[z", "\"ab[z\" is not a valid regular expression: unclosed character class (at column 3)"),
+        ("a{2,1}", "\"a{2,1}\" is not a valid regular expression: invalid repetition count range, the start must be <= the end (at column 2)"),
+    ];
+    for (pattern, want) in table {
+        let spec = FilterSpec {
+            regex_include: pattern.into(),
+            ..FilterSpec::default()
+        };
+        let e = DomainFilter::new(&spec).expect_err(pattern);
+        let FilterError::BadRegex { field, .. } = &e;
+        assert_eq!(*field, "regexDomainFilter");
+        assert_eq!(
+            e.to_string(),
+            format!("regexDomainFilter: {want}"),
+            "{pattern}"
+        );
+        assert!(!e.to_string().contains('\n'), "{e}");
+    }
+}

@@ -1516,3 +1516,25 @@ fn the_txt_registry_affixes_are_lower_cased_as_external_dns_keeps_them() {
         "{name}"
     );
 }
+
+#[test]
+fn a_tab_where_yaml_wants_spaces_is_named_as_the_likely_cause() {
+    let table = [
+        ("domainFilters: [example.com]\n\tbad: tab\n", 2, true),
+        ("domainFilters:\n\t- example.com\n", 2, true),
+        ("domainFilters: [example.com]\n@bad: x\n", 2, false),
+    ];
+    for (text, line, tab) in table {
+        let e = one_error(text);
+        assert_eq!(e.line, line, "{text:?}: {e}");
+        assert!(
+            e.message.contains("cannot start any token"),
+            "{text:?}: {e}"
+        );
+        assert_eq!(
+            e.message.ends_with(" (a tab? YAML indents with spaces)"),
+            tab,
+            "{text:?}: {e}"
+        );
+    }
+}
