@@ -695,7 +695,7 @@ fn objects_without_a_hostname_are_judged_on_the_names_the_fqdn_template_makes() 
         "{message}"
     );
     assert!(
-        message.ends_with("(the name comes from the cluster's fqdn template: give this object a hostname of its own, after which external-dns does not use the template unless sources.combineFqdnAnnotation is set, or ask the platform team to fix the template)"),
+        message.ends_with("; external-dns would skip it and no DNS record would appear; the name comes from the cluster's fqdn template: give this object a hostname of its own (external-dns then does not use the template unless sources.combineFqdnAnnotation is set), or ask the platform team to fix the template"),
         "{message}"
     );
     assert_eq!(results[3]["violations"][0]["value"], "lb.shop.example.org");

@@ -259,6 +259,12 @@ fn findings(
         return d;
     }
     let extracted = source::extract_names(rules, kind, namespace, object, names);
+    // The names of an inject rule alone are judged for the rule's fault, whose fix the
+    // caller gives: a hostname message's own fix is for the owner of a name written by hand.
+    let advice = match names {
+        source::Names::All => hosts::Advice::Owner,
+        source::Names::Own => hosts::Advice::None,
+    };
     d.violations = extracted.violations;
     d.warnings = extracted.warnings;
     // A name often appears twice (an Ingress rule's host and its TLS host). A verdict depends
@@ -275,7 +281,7 @@ fn findings(
         if matches!(c.record, source::Record::Srv { .. }) && refused.contains(&&c.field) {
             continue;
         }
-        match hosts::judge(rules, namespace, c) {
+        match hosts::judge(rules, namespace, c, advice) {
             Some(violation) => {
                 d.violations.push(violation);
                 refused.insert(&c.field);
@@ -406,7 +412,7 @@ fn take_refused(
         let before = faults.len();
         for v in after.violations.iter().filter(|v| v.field.starts_with(&field)) {
             faults.push(Violation {
-                message: format!("the inject rule {} would set {field} to {:?}, which the rules themselves refuse ({}): {}; the platform team must fix that inject rule", rules.inject_rule_name(inj.rule), inj.value, v.reason, v.message),
+                message: format!("the inject rule {} would set {field} to {:?}, which the rules themselves refuse ({}): {}; ask the platform team to fix that inject rule, or set the annotation on this object yourself (an inject rule adds only what is missing)", rules.inject_rule_name(inj.rule), inj.value, v.reason, v.message),
                 ..v.clone()
             });
         }

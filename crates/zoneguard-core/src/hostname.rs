@@ -278,7 +278,7 @@ fn srv_txt_fix(service: &str, over: usize, registry: &TxtRegistry) -> String {
     let characters = if over == 1 { "character" } else { "characters" };
     match affixes {
         Some(a) if over >= service.len() => {
-            format!("ask the platform team for a shorter {a}: no Service name is short enough")
+            format!("ask the platform team for a shorter {a} (no Service name is short enough)")
         }
         Some(a) => format!(
             "shorten the Service name by {over} {characters} or more (or ask the platform team for a shorter {a})"
@@ -585,7 +585,7 @@ mod tests {
             (
                 srv(3),
                 registry(&"p".repeat(60), ""),
-                "ask the platform team for a shorter txtPrefix: no Service name is short enough",
+                "ask the platform team for a shorter txtPrefix (no Service name is short enough)",
             ),
         ];
         for (name, registry, fix) in table {

@@ -6,15 +6,31 @@ use crate::rules::RuleSet;
 use crate::source::{Candidate, Field, Record};
 use crate::verdict::{Reason, Violation};
 
-/// What the owner of an object can do about a name the cluster's fqdn template gave it.
-const TEMPLATE_FIX: &str = " (the name comes from the cluster's fqdn template: give this object a hostname of its own, after which external-dns does not use the template unless sources.combineFqdnAnnotation is set, or ask the platform team to fix the template)";
+/// What the owner of an object can do about a name the cluster's fqdn template gave it: this
+/// replaces the fix a name the owner wrote would get.
+const TEMPLATE_FIX: &str = "; the name comes from the cluster's fqdn template: give this object a hostname of its own (external-dns then does not use the template unless sources.combineFqdnAnnotation is set), or ask the platform team to fix the template";
+
+/// Whom a message's fix is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Advice {
+    /// The object's owner, who wrote the name (or gave the object to the fqdn template).
+    Owner,
+    /// None: the name is an inject rule's, and the caller says who must fix that rule.
+    None,
+}
+
+/// A message in two parts: the problem, and the fix with its leading separator (`; …` or
+/// `: …`; empty when the problem says it all).
+type Parts = (String, String);
 
 /// The first rule a candidate breaks, if any: syntax, cluster filters, delegation, TXT length.
-pub fn judge(rules: &RuleSet, namespace: &str, c: &Candidate) -> Option<Violation> {
-    let violation = |reason, mut message: String| {
-        if c.field == Field::Template {
-            message.push_str(TEMPLATE_FIX);
-        }
+pub fn judge(rules: &RuleSet, namespace: &str, c: &Candidate, advice: Advice) -> Option<Violation> {
+    let violation = |reason, (problem, fix): Parts| {
+        let message = match advice {
+            Advice::None => problem,
+            Advice::Owner if c.field == Field::Template => problem + TEMPLATE_FIX,
+            Advice::Owner => problem + &fix,
+        };
         Violation {
             field: c.field.to_string(),
             value: c.raw.clone(),
@@ -27,11 +43,18 @@ pub fn judge(rules: &RuleSet, namespace: &str, c: &Candidate) -> Option<Violatio
     if c.interior_space {
         return Some(violation(
             Reason::HostnameInvalid,
-            format!("{at} contains spaces: external-dns deletes them and would publish {:?}; write the name without spaces and separate several names with commas", c.name),
+            (
+                format!(
+                    "{at} contains spaces: external-dns deletes them and would publish {:?}",
+                    c.name
+                ),
+                "; write the name without spaces and separate several names with commas"
+                    .to_string(),
+            ),
         ));
     }
-    if let Some(message) = syntax_message(c) {
-        return Some(violation(Reason::HostnameInvalid, message));
+    if let Some(parts) = syntax_message(c) {
+        return Some(violation(Reason::HostnameInvalid, parts));
     }
     let normalized = filter::normalized(&c.name);
     if !rules.cluster.matches_normalized(&normalized) {
@@ -52,15 +75,30 @@ pub fn judge(rules: &RuleSet, namespace: &str, c: &Candidate) -> Option<Violatio
         Record::Srv { .. } => hostname::srv_txt_problem(&c.name, &rules.registry),
         Record::Address | Record::Gateway => hostname::txt_problem(&c.name, &rules.registry),
     };
-    txt.map(|why| violation(Reason::HostnameTxtTooLong, format!("{at}: {why}")))
+    txt.map(|why| {
+        // `why` ends with its fix, after the last ": ".
+        let (problem, fix) = why.rsplit_once(": ").unwrap_or((&why, ""));
+        let fix = if fix.is_empty() {
+            String::new()
+        } else {
+            format!(": {fix}")
+        };
+        violation(
+            Reason::HostnameTxtTooLong,
+            (format!("{at}: {problem}"), fix),
+        )
+    })
 }
 
 /// Why the candidate's name is not one external-dns would publish as written, as the message.
-fn syntax_message(c: &Candidate) -> Option<String> {
+fn syntax_message(c: &Candidate) -> Option<Parts> {
     let at = Where(c);
     if let Record::Srv { .. } = c.record {
         let (problem, fix) = hostname::srv_syntax_problem(&c.name)?;
-        return Some(format!("{at} is not a valid DNS name: {problem}; external-dns would drop that record or the DNS provider would refuse it: {fix}"));
+        return Some((
+            format!("{at} is not a valid DNS name: {problem}; external-dns would drop that record or the DNS provider would refuse it"),
+            format!(": {fix}"),
+        ));
     }
     if c.record == Record::Gateway {
         if let Some(drop) = hostname::gateway_drop(&c.name) {
@@ -68,31 +106,44 @@ fn syntax_message(c: &Candidate) -> Option<String> {
         }
     }
     let problem = hostname::syntax_problem(&c.name)?;
-    Some(format!(
-        "{at} is not a valid DNS name: {problem}; external-dns could not publish it as written"
+    Some((
+        format!(
+            "{at} is not a valid DNS name: {problem}; external-dns could not publish it as written"
+        ),
+        String::new(),
     ))
 }
 
 /// A name external-dns's Gateway API source drops, with the fix.
-fn gateway_message(c: &Candidate, drop: GatewayDrop) -> String {
+fn gateway_message(c: &Candidate, drop: GatewayDrop) -> Parts {
     let at = Where(c);
     let dropped =
         "external-dns's Gateway API source drops it and would publish no DNS record for it";
     match drop {
-        GatewayDrop::IpAddress => {
-            format!("{at} is an IP address, not a host name: {dropped}; use a host name")
-        }
+        GatewayDrop::IpAddress => (
+            format!("{at} is an IP address, not a host name: {dropped}"),
+            "; use a host name".to_string(),
+        ),
         GatewayDrop::NotAscii => {
             let name = c.name.strip_suffix('.').unwrap_or(&c.name);
             match hostname::to_ascii(name) {
-                Ok(ascii) => format!("{at} is not an ASCII host name: {dropped}; write its punycode form {ascii:?}"),
-                Err(problem) => format!("{at} is not an ASCII host name and {problem}: {dropped}; write the name in ASCII (punycode)"),
+                Ok(ascii) => (
+                    format!("{at} is not an ASCII host name: {dropped}"),
+                    format!("; write its punycode form {ascii:?}"),
+                ),
+                Err(problem) => (
+                    format!("{at} is not an ASCII host name and {problem}: {dropped}"),
+                    "; write the name in ASCII (punycode)".to_string(),
+                ),
             }
         }
         GatewayDrop::NotRfc1123 => {
             let problem = hostname::syntax_problem(&c.name)
                 .unwrap_or_else(|| "'*' is allowed only as a leading \"*.\" label".to_string());
-            format!("{at} is not an RFC 1123 host name ({problem}): {dropped}; write letters, digits and '-' only, '*.' only in front")
+            (
+                format!("{at} is not an RFC 1123 host name ({problem}): {dropped}"),
+                "; write letters, digits and '-' only, '*.' only in front".to_string(),
+            )
         }
     }
 }
@@ -123,40 +174,65 @@ impl std::fmt::Display for Where<'_> {
 /// Why the cluster's filters refuse a name, and the fix: an exclusion that hits a name the
 /// include filters cover is named as the cause, since "use a name under example.com" would
 /// not help a name already under it.
-fn outside_message(at: &Where, cluster: &filter::DomainFilter, name: &str) -> String {
+fn outside_message(at: &Where, cluster: &filter::DomainFilter, name: &str) -> Parts {
     const SKIPPED: &str = "external-dns would skip it and no DNS record would appear";
     let spec = cluster.spec();
     match cluster.explain(name) {
         Match::Excluded { by, within } => {
             let (by, under) = excluded_by(&by, within.as_deref());
-            format!("{at} is in {by}, which this cluster's external-dns excludes; {SKIPPED}: use a name {under}outside {by}, or ask the platform team to remove {by} from external-dns's excluded domains (excludeDomains)")
+            (
+                format!("{at} is in {by}, which this cluster's external-dns excludes; {SKIPPED}"),
+                format!(": use a name {under}outside {by}, or ask the platform team to remove {by} from external-dns's excluded domains (excludeDomains)"),
+            )
         }
         Match::RegexExcluded => {
             let regex = &spec.regex_exclude;
-            format!("{at} matches /{regex}/, the regex of names this cluster's external-dns excludes (regexDomainExclusion); {SKIPPED}: use a name that /{regex}/ does not match, or ask the platform team to change external-dns's regexDomainExclusion")
+            (
+                format!("{at} matches /{regex}/, the regex of names this cluster's external-dns excludes (regexDomainExclusion); {SKIPPED}"),
+                format!(": use a name that /{regex}/ does not match, or ask the platform team to change external-dns's regexDomainExclusion"),
+            )
         }
-        _ => format!(
-            "{at} is outside the domains this cluster's external-dns manages ({}); {SKIPPED}: {}",
-            describe(spec),
-            cluster_fix(spec)
+        _ => (
+            format!(
+                "{at} is outside the domains this cluster's external-dns manages ({}); {SKIPPED}",
+                describe(spec)
+            ),
+            format!(": {}", cluster_fix(spec)),
         ),
     }
 }
 
 /// Why a namespace's own filters refuse a name, and the fix; an exclusion is named as
 /// [`outside_message`] names the cluster's.
-fn not_delegated_message(at: &Where, ns_filter: &filter::DomainFilter, name: &str) -> String {
+fn not_delegated_message(at: &Where, ns_filter: &filter::DomainFilter, name: &str) -> Parts {
     let spec = ns_filter.spec();
     match ns_filter.explain(name) {
         Match::Excluded { by, within } => {
             let (by, under) = excluded_by(&by, within.as_deref());
-            format!("{at} is in {by}, which this namespace's domains exclude; use a name {under}outside {by}, or ask the platform team to delegate it")
+            (
+                format!("{at} is in {by}, which this namespace's domains exclude"),
+                format!(
+                    "; use a name {under}outside {by}, or ask the platform team to delegate it"
+                ),
+            )
         }
         Match::RegexExcluded => {
             let regex = &spec.regex_exclude;
-            format!("{at} matches /{regex}/, the regex of names this namespace's domains exclude; use a name that /{regex}/ does not match, or ask the platform team to delegate it")
+            (
+                format!("{at} matches /{regex}/, the regex of names this namespace's domains exclude"),
+                format!("; use a name that /{regex}/ does not match, or ask the platform team to delegate it"),
+            )
         }
-        _ => format!("{at} is outside this namespace's domains ({}); ask the platform team to delegate it or use a name under {}", describe(spec), first_domain(spec)),
+        _ => (
+            format!(
+                "{at} is outside this namespace's domains ({})",
+                describe(spec)
+            ),
+            format!(
+                "; ask the platform team to delegate it or use a name under {}",
+                first_domain(spec)
+            ),
+        ),
     }
 }
 

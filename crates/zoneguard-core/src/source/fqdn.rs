@@ -57,15 +57,56 @@ impl Extracted {
                     });
                 }
             }
-            Err(why) => self.violations.push(Violation {
-                field: FIELD.to_string(),
-                value: String::new(),
-                reason: Reason::HostnameInvalid,
-                message: format!("the cluster's fqdn template ({FIELD}, external-dns's --fqdn-template) fails on this {}: {why}; external-dns's sync then fails for every object, so no DNS record changes anywhere while this object exists: give it a hostname of its own{}, or ask the platform team to fix the template", kind.noun(), if rules.sources.combine_fqdn_annotation { "" } else { " (the template is then not used)" }),
-            }),
+            Err(why) => {
+                let noun = kind.noun();
+                let (why, give) = match missing_reference(template.text(), object, &why) {
+                    Some((what, expr)) => (
+                        format!(
+                            "this {noun} has no {what}, which the template reads as {expr} ({why})"
+                        ),
+                        format!("give it the {what}, or a hostname of its own"),
+                    ),
+                    None => (why, "give it a hostname of its own".to_string()),
+                };
+                self.violations.push(Violation {
+                    field: FIELD.to_string(),
+                    value: String::new(),
+                    reason: Reason::HostnameInvalid,
+                    message: format!("the cluster's fqdn template ({FIELD}, external-dns's --fqdn-template) fails on this {noun}: {why}; external-dns's sync then fails for every object, so no DNS record changes anywhere while this object exists: {give}{}, or ask the platform team to fix the template", if rules.sources.combine_fqdn_annotation { "" } else { " (the template is then not used)" }),
+                });
+            }
         }
         first..self.candidates.len()
     }
+}
+
+/// The label or annotation the template reads (`.Labels.team`) that `object` lacks, as
+/// (`label "team"`, `.Labels.team`), when the template's error is one a missing value gives
+/// (a function handed no value: "invalid value", "nil"). The first such reference, in the
+/// template's order.
+fn missing_reference(template: &str, object: &Node<'_>, error: &str) -> Option<(String, String)> {
+    if !(error.contains("invalid value") || error.contains("nil")) {
+        return None;
+    }
+    let metadata = object.get("metadata");
+    let mut found: Option<(usize, String, String)> = None;
+    for (field, what) in [("Labels", "label"), ("Annotations", "annotation")] {
+        let map = metadata.and_then(|m| m.get(&field.to_lowercase()));
+        let lead = format!(".{field}.");
+        for (at, _) in template.match_indices(&lead) {
+            let rest = &template[at + lead.len()..];
+            let key_len = rest
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(rest.len());
+            let key = &rest[..key_len];
+            let present = map.and_then(|m| m.get(key)).is_some();
+            if key.is_empty() || present || found.as_ref().is_some_and(|(f, _, _)| *f < at) {
+                continue;
+            }
+            found = Some((at, format!("{what} {key:?}"), format!("{lead}{key}")));
+        }
+    }
+    found.map(|(_, what, expr)| (what, expr))
 }
 
 #[cfg(test)]
@@ -334,6 +375,41 @@ mod tests {
     }
 
     #[test]
+    fn a_failure_from_a_missing_label_or_annotation_names_it_first() {
+        let object = json!({"metadata": {"labels": {"team": "a"}, "annotations": {"x": "1"}}});
+        let nil = "execution error: toLower: invalid value; expected string";
+        let table = [
+            ("{{.Labels.team | toLower}}", nil, None),
+            (
+                "{{.Labels.app | toLower}}",
+                nil,
+                Some(("label \"app\"", ".Labels.app")),
+            ),
+            (
+                "{{.Annotations.owner | lower}}.{{.Labels.tier | lower}}",
+                nil,
+                Some(("annotation \"owner\"", ".Annotations.owner")),
+            ),
+            (
+                "{{.Labels.tier}}.{{.Annotations.owner}}",
+                "error calling index: nil pointer",
+                Some(("label \"tier\"", ".Labels.tier")),
+            ),
+            (
+                "{{.Labels.app | toLower}}",
+                "execution error: budget exceeded",
+                None,
+            ),
+            ("{{.Name | toLower}}", nil, None),
+        ];
+        for (template, error, want) in table {
+            let got = super::missing_reference(template, &Node::from(&object), error);
+            let want = want.map(|(w, e)| (w.to_string(), e.to_string()));
+            assert_eq!(got, want, "{template}");
+        }
+    }
+
+    #[test]
     fn a_template_that_fails_on_the_object_is_a_violation_naming_the_template() {
         let rules = RuleSet::parse(
             "r",
@@ -347,8 +423,13 @@ mod tests {
         assert_eq!(v.field, Field::Template.to_string());
         assert!(
             v.message.contains(
-                "fails on this Ingress: execution error: toLower: invalid value; expected string"
+                "fails on this Ingress: this Ingress has no label \"team\", which the template reads as .Labels.team (execution error: toLower: invalid value; expected string)"
             ),
+            "{}",
+            v.message
+        );
+        assert!(
+            v.message.contains(": give it the label \"team\", or a hostname of its own (the template is then not used), or ask the platform team to fix the template"),
             "{}",
             v.message
         );
