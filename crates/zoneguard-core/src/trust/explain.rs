@@ -412,7 +412,8 @@ fn dedup<'a>(items: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
     out
 }
 
-/// Why the answer cannot be verified: which statement, key and operator.
+/// Why the answer cannot be verified: which statement, key and operator (after "zoneguard
+/// cannot verify the role's trust policy: ", which names the policy).
 pub(super) fn unverifiable(
     policy: &TrustPolicy,
     statement: usize,
@@ -420,13 +421,10 @@ pub(super) fn unverifiable(
     why: &Undecidable,
 ) -> String {
     let Some(s) = policy.statements.get(statement) else {
-        return "the role's trust policy has a condition that depends on the request".to_string();
+        return "a condition depends on the request".to_string();
     };
     let Some(c) = s.conditions.get(condition) else {
-        return format!(
-            "the role's trust policy: {} depends on the request",
-            s.describe()
-        );
+        return format!("{} depends on the request", s.describe());
     };
     let what = match why {
         Undecidable::Key => format!("tests {} ({})", ticked(&c.key), c.operator.name),
@@ -438,7 +436,7 @@ pub(super) fn unverifiable(
         ),
     };
     format!(
-        "the role's trust policy: {} {what}, which is known only when the pod calls STS",
+        "{} {what}, which is known only when the pod calls STS",
         s.describe()
     )
 }

@@ -814,14 +814,14 @@ fn unverifiable_answers_name_the_statement_and_key() {
         "Condition": {"IpAddress": {"aws:SourceIp": "203.0.113.0/24"}}});
     assert_eq!(
         verdict(json!([statement])),
-        TrustVerdict::Unverifiable("the role's trust policy: Statement[0] (Sid `Office`) tests `aws:SourceIp` (IpAddress), which is known only when the pod calls STS".into())
+        TrustVerdict::Unverifiable("Statement[0] (Sid `Office`) tests `aws:SourceIp` (IpAddress), which is known only when the pod calls STS".into())
     );
     let variable = allow(
         json!({"StringEquals": {sub_key(): "system:serviceaccount:${aws:PrincipalTag/ns}:external-dns"}}),
     );
     assert_eq!(
         verdict(variable),
-        TrustVerdict::Unverifiable(format!("the role's trust policy: Statement compares `{ISSUER}:sub` (StringEquals) with the policy variable `${{aws:PrincipalTag/ns}}`, which is known only when the pod calls STS"))
+        TrustVerdict::Unverifiable(format!("Statement compares `{ISSUER}:sub` (StringEquals) with the policy variable `${{aws:PrincipalTag/ns}}`, which is known only when the pod calls STS"))
     );
 }
 
