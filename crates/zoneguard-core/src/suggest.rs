@@ -7,7 +7,13 @@ pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) ->
     let lower = word.to_lowercase();
     let max = if word.chars().count() <= 3 { 1 } else { 2 };
     let mut best: Option<(usize, &'a str)> = None;
+    let length = lower.chars().count();
     for candidate in candidates {
+        // The distance is at least the difference in length: a long word (a key of hostile
+        // input, say) costs nothing against short candidates.
+        if length.abs_diff(candidate.chars().count()) > max {
+            continue;
+        }
         let distance = edit_distance(&lower, &candidate.to_lowercase());
         if distance <= max && best.is_none_or(|(d, _)| distance < d) {
             best = Some((distance, candidate));
@@ -74,6 +80,7 @@ mod tests {
             ("foo", None),
             ("domain", None),
             ("is", None),
+            (&"x".repeat(100_000), None),
         ];
         for (word, want) in table {
             assert_eq!(closest(word, keys), want, "{word}");
