@@ -135,21 +135,6 @@ impl<'a> ConfigMap<'a> {
         }
     }
 
-    /// A data key that differs from `rules.yaml` only in case or extension (`rules.yml`,
-    /// `Rules.yaml`, `rules`): most likely meant as it.
-    fn near_key(&self) -> Option<&str> {
-        let data = self.tree.get("data")?.as_object()?;
-        let stem = |k: &str| {
-            let lower = k.to_ascii_lowercase();
-            [".yaml", ".yml", ".json"]
-                .iter()
-                .find_map(|ext| lower.strip_suffix(ext).map(str::to_string))
-                .unwrap_or(lower)
-        };
-        let want = stem(RULES_KEY);
-        data.keys().find(|k| *k != RULES_KEY && stem(k) == want)
-    }
-
     /// Its rules when it is a rule ConfigMap; otherwise what is wrong with it goes into `out`.
     fn read_into(&self, path: &str, out: &mut RuleTexts) -> Option<RuleText> {
         let shown = self.shown();
@@ -162,11 +147,7 @@ impl<'a> ConfigMap<'a> {
                     config_map: Some(self.at()),
                 })
             }
-            (true, Err(missing)) => {
-                let hint = self
-                    .near_key()
-                    .map(|k| format!(" (found {k}; rename it to {RULES_KEY})"));
-                let message = missing + hint.as_deref().unwrap_or_default();
+            (true, Err(message)) => {
                 let mut e = InputError::rules(path, message);
                 e.config_map = Some(self.at());
                 out.errors.push(e);

@@ -23,7 +23,27 @@ pub fn rules_text<'n>(object: &'n Node<'_>) -> Result<&'n str, String> {
         .get("data")
         .and_then(|d| d.get(RULES_KEY))
         .and_then(Node::as_str)
-        .ok_or_else(|| format!("data[{RULES_KEY:?}] is missing: a ConfigMap labelled {RULES_LABEL}=true must carry its rules under the key {RULES_KEY}"))
+        .ok_or_else(|| {
+            let hint = near_key(object)
+                .map(|k| format!(" (found {k}; rename it to {RULES_KEY})"))
+                .unwrap_or_default();
+            format!("data[{RULES_KEY:?}] is missing: a ConfigMap labelled {RULES_LABEL}=true must carry its rules under the key {RULES_KEY}{hint}")
+        })
+}
+
+/// A data key that differs from `rules.yaml` only in case or extension (`rules.yml`,
+/// `Rules.yaml`, `rules`): most likely meant as it.
+fn near_key<'n>(object: &'n Node<'_>) -> Option<&'n str> {
+    let data = object.get("data")?.as_object()?;
+    let stem = |k: &str| {
+        let lower = k.to_ascii_lowercase();
+        [".yaml", ".yml", ".json"]
+            .iter()
+            .find_map(|ext| lower.strip_suffix(ext).map(str::to_string))
+            .unwrap_or(lower)
+    };
+    let want = stem(RULES_KEY);
+    data.keys().find(|k| *k != RULES_KEY && stem(k) == want)
 }
 
 /// Parses the ConfigMap's rules and combines them with the other rule sources in force.

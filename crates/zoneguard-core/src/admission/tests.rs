@@ -916,6 +916,52 @@ fn a_broken_rules_configmap_is_refused_even_when_its_namespace_is_exempt() {
     assert!(d.violations[0].message.contains("bogus"), "{d:?}");
 }
 
+#[test]
+fn a_rules_configmap_without_rules_yaml_names_a_key_that_looks_meant_as_it() {
+    let missing = r#"data["rules.yaml"] is missing: a ConfigMap labelled zoneguard.io/rules=true must carry its rules under the key rules.yaml"#;
+    let table = [
+        (
+            json!({"rules.yml": "{}"}),
+            " (found rules.yml; rename it to rules.yaml)",
+        ),
+        (
+            json!({"Rules.YAML": "{}"}),
+            " (found Rules.YAML; rename it to rules.yaml)",
+        ),
+        (
+            json!({"rules": "{}"}),
+            " (found rules; rename it to rules.yaml)",
+        ),
+        (
+            json!({"rules.json": "{}"}),
+            " (found rules.json; rename it to rules.yaml)",
+        ),
+        (json!({"policy.yaml": "{}"}), ""),
+        (json!({}), ""),
+    ];
+    for (data, hint) in table {
+        let cm = json!({"metadata": {"name": "r", "labels": {"zoneguard.io/rules": "true"}}, "data": data});
+        let d = validate(
+            &rules(""),
+            &req(
+                Operation::Create,
+                "",
+                "ConfigMap",
+                "zoneguard",
+                &tree(&cm),
+                None,
+            ),
+        );
+        assert!(!d.allowed, "{data}");
+        assert_eq!(d.violations[0].reason, Reason::RulesInvalid, "{data}");
+        assert_eq!(
+            d.violations[0].message,
+            format!("{missing}{hint}"),
+            "{data}"
+        );
+    }
+}
+
 fn validate_kind(rules_text: &str, group: &str, kind: &str, ns: &str, object: &Value) -> Decision {
     validate(
         &rules(rules_text),
