@@ -222,6 +222,9 @@ fn check_objects(
         if ingress && !classes.is_empty() && ingress_class::unclassed(value) {
             let names = ingress_class::hostnames(rules, &meta.namespace, value);
             let warning = ingress_class::unknown_default_warning(classes, &names);
+            // It says what the core's skip warning says, and what to do about it.
+            let core_says = |w: &String| w.starts_with(source::NO_INGRESS_CLASS);
+            decision.warnings.retain(|w| !core_says(w));
             decision.warnings.push(warning);
         }
         outcome.results.push(Checked {

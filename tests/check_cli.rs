@@ -593,6 +593,22 @@ fn an_ingress_without_a_class_is_checked_with_the_default_class_given() {
     let (code, result) = check(&["--default-ingress-class", "internal"]);
     assert_eq!(code, Some(0), "{result}");
     assert_eq!(result["warnings"], serde_json::json!([]), "{result}");
+    // With an external-dns annotation the core warns of the skip too: check's warning, which
+    // says what to do, takes its place rather than standing beside it.
+    let annotated = b"apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: web, annotations: {external-dns.alpha.kubernetes.io/hostname: a.corp.internal}}\nspec: {rules: [{host: web.corp.internal}]}\n";
+    let out = zoneguard(
+        &["check", "--rules", &rules, "--output", "json", "-"],
+        Some(annotated),
+    );
+    let warnings = json_of(&out)["results"][0]["warnings"].clone();
+    assert_eq!(warnings.as_array().map(Vec::len), Some(1), "{warnings}");
+    assert!(
+        warnings[0]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("its hostnames were not checked (a.corp.internal, web.corp.internal)"),
+        "{warnings}"
+    );
 }
 
 #[test]

@@ -13,7 +13,7 @@ mod fqdn;
 pub mod shape;
 mod skip;
 use skip::filtered_out;
-pub use skip::{service_type, DEFAULT_SERVICE_TYPE, INGRESS_CLASS_ANNOTATION};
+pub use skip::{service_type, DEFAULT_SERVICE_TYPE, INGRESS_CLASS_ANNOTATION, NO_INGRESS_CLASS};
 
 /// The kinds zoneguard looks at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -127,6 +127,15 @@ impl Metadata {
     }
 }
 
+/// How the warning about an Ingress skipped for naming no class begins (`zoneguard check`, which
+/// says more about such an Ingress, puts its own warning in its place).
+pub const NO_INGRESS_CLASS: &str = "this Ingress names no ingress class (spec.ingressClassName or the kubernetes.io/ingress.class annotation)";
+
+/// The warning about an Ingress that names no class, when external-dns reads `listed`.
+fn no_class(listed: &str) -> String {
+    format!("{NO_INGRESS_CLASS} and external-dns reads only the classes it is told ({listed})")
+}
+
 /// external-dns's `filterByIngressClass`: `spec.ingressClassName` when set and not empty, else
 /// the `kubernetes.io/ingress.class` annotation, must be one of `classes`; the reason when not.
 fn ingress_class_skip(classes: &[String], object: &Node<'_>) -> Option<String> {
@@ -139,7 +148,7 @@ fn ingress_class_skip(classes: &[String], object: &Node<'_>) -> Option<String> {
         Some(class) => ("spec.ingressClassName".to_string(), class),
         None => match annotation::get(object, INGRESS_CLASS_ANNOTATION) {
             Some(class) => (annotation::field(INGRESS_CLASS_ANNOTATION), class),
-            None => return Some(format!("this Ingress names no ingress class (spec.ingressClassName or the {INGRESS_CLASS_ANNOTATION} annotation) and external-dns reads only the classes it is told ({listed})")),
+            None => return Some(no_class(&listed)),
         },
     };
     (!classes.iter().any(|c| c == class))
