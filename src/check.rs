@@ -19,6 +19,7 @@ use zoneguard_core::mutation;
 use zoneguard_core::rules::{RuleSet, RuleSource, RulesError};
 use zoneguard_core::source::{self, Kind};
 use zoneguard_core::tree::Node;
+use zoneguard_core::verdict::Warning;
 
 #[derive(Debug, clap::Args)]
 #[command(
@@ -208,6 +209,7 @@ fn check_objects(
                 name: meta.shown_name().to_owned(),
                 warnings: kinds::misspelt(&meta.group, &meta.kind)
                     .into_iter()
+                    .map(Warning::from)
                     .collect(),
                 kind: meta.kind,
             });
@@ -223,9 +225,9 @@ fn check_objects(
             let names = ingress_class::hostnames(rules, &meta.namespace, value);
             let warning = ingress_class::unknown_default_warning(classes, &names);
             // It says what the core's skip warning says, and what to do about it.
-            let core_says = |w: &String| w.starts_with(source::NO_INGRESS_CLASS);
+            let core_says = |w: &Warning| w.message.starts_with(source::NO_INGRESS_CLASS);
             decision.warnings.retain(|w| !core_says(w));
-            decision.warnings.push(warning);
+            decision.warnings.push(Warning::new(warning));
         }
         outcome.results.push(Checked {
             file: object.file.clone(),
@@ -402,7 +404,7 @@ fn merge(mutated: admission::Decision, validated: admission::Decision) -> admiss
         out.violations.insert(0, v);
     }
     for w in mutated.warnings {
-        if !out.warnings.contains(&w) {
+        if !out.warnings.iter().any(|x| x.message == w.message) {
             out.warnings.push(w);
         }
     }

@@ -6,7 +6,7 @@ use serde_json::Value;
 use zoneguard_core::admission::Decision;
 use zoneguard_core::mutation::AddOp;
 use zoneguard_core::rules::Enforcement;
-use zoneguard_core::verdict::{Reason, Violation};
+use zoneguard_core::verdict::{Admitted, Reason, Warning};
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
 pub enum Format {
@@ -28,7 +28,7 @@ pub struct Skipped {
     pub kind: String,
     pub name: String,
     /// A kind that looks like a misspelt checked kind.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
 }
 
 #[derive(Default)]
@@ -130,29 +130,15 @@ fn enforcement_name(mode: Enforcement) -> &'static str {
     }
 }
 
-/// The reason code a warning's text gives, in the form the core writes it: `(role-unverifiable)`.
-fn warning_reason(text: &str) -> Option<&'static str> {
-    let reason = Reason::RoleUnverifiable.as_str();
-    text.contains(&format!("({reason})")).then_some(reason)
-}
-
-/// Whether `warning` is warn mode's copy of one of `violations` (`<message> (<why admitted>)`),
-/// which the JSON report leaves out: the violation is listed, and `enforcement` says it was
-/// admitted.
-fn repeats_a_violation(warning: &str, violations: &[Violation]) -> bool {
-    violations.iter().any(|v| {
-        warning
-            .strip_prefix(v.message.as_str())
-            .is_some_and(|rest| rest.starts_with(" (") && rest.ends_with(')'))
-    })
-}
-
-fn warnings_json(texts: &[String]) -> Vec<WarningJson<'_>> {
-    texts
+/// The JSON of the warnings but for warn mode's copies of the violations, which the report
+/// leaves out: the violations are listed, and `enforcement` says they were admitted.
+fn warnings_json(warnings: &[Warning]) -> Vec<WarningJson<'_>> {
+    warnings
         .iter()
+        .filter(|w| w.admitted != Some(Admitted::WarnMode))
         .map(|w| WarningJson {
-            reason: warning_reason(w),
-            message: w,
+            reason: w.reason.map(Reason::as_str),
+            message: &w.message,
         })
         .collect()
 }
@@ -181,17 +167,7 @@ pub fn to_json<'a>(
                     message: &v.message,
                 })
                 .collect(),
-            warnings: d
-                .warnings
-                .iter()
-                .filter(|w| {
-                    d.enforcement != Enforcement::Warn || !repeats_a_violation(w, &d.violations)
-                })
-                .map(|w| WarningJson {
-                    reason: warning_reason(w),
-                    message: w,
-                })
-                .collect(),
+            warnings: warnings_json(&d.warnings),
             patch: &d.patch,
         }
     });

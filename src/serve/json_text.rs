@@ -89,9 +89,9 @@ pub fn base64_string(out: &mut Vec<u8>, bytes: &[u8]) {
 }
 
 /// Appends `items` as a JSON array of strings.
-pub fn string_array(out: &mut Vec<u8>, items: &[String]) {
+pub fn string_array<'a>(out: &mut Vec<u8>, items: impl IntoIterator<Item = &'a str>) {
     out.push(b'[');
-    for (i, item) in items.iter().enumerate() {
+    for (i, item) in items.into_iter().enumerate() {
         if i > 0 {
             out.push(b',');
         }
@@ -152,7 +152,7 @@ mod tests {
         for items in [vec![], vec!["a"], vec!["a", "b\"", "\n"]] {
             let items: Vec<String> = items.into_iter().map(String::from).collect();
             let mut out = Vec::new();
-            string_array(&mut out, &items);
+            string_array(&mut out, items.iter().map(String::as_str));
             assert_eq!(out, serde_json::to_vec(&items).unwrap());
         }
     }

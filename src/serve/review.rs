@@ -11,6 +11,7 @@ use std::borrow::Cow;
 use zoneguard_core::admission::{Decision, Operation, Request};
 use zoneguard_core::mutation::AddOp;
 use zoneguard_core::tree::Node;
+use zoneguard_core::verdict::Warning;
 
 use super::json_text;
 
@@ -293,12 +294,24 @@ pub struct AdmissionResponse<'a> {
     pub allowed: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<Status>,
-    #[serde(skip_serializing_if = "<[String]>::is_empty")]
-    pub warnings: &'a [String],
+    /// Their texts alone, the wire's array of strings.
+    #[serde(
+        skip_serializing_if = "<[Warning]>::is_empty",
+        serialize_with = "warning_texts"
+    )]
+    pub warnings: &'a [Warning],
     #[serde(skip_serializing_if = "Option::is_none")]
     pub patch_type: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub patch: Option<Base64>,
+}
+
+/// The warnings as the API server takes them: their texts.
+fn warning_texts<S: serde::Serializer>(
+    warnings: &&[Warning],
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.collect_seq(warnings.iter().map(|w| w.message.as_str()))
 }
 
 /// Bytes the answer carries as a base64 string: the JSON Patch's text.
@@ -335,7 +348,8 @@ impl ReviewResponse<'_> {
         }
         if !response.warnings.is_empty() {
             out.extend_from_slice(b",\"warnings\":");
-            json_text::string_array(&mut out, response.warnings);
+            let texts = response.warnings.iter().map(|w| w.message.as_str());
+            json_text::string_array(&mut out, texts);
         }
         if let Some(patch_type) = response.patch_type {
             out.extend_from_slice(b",\"patchType\":");
@@ -356,7 +370,11 @@ impl ReviewResponse<'_> {
         if let Some(status) = &response.status {
             size += 64 + status.reason.len() + status.message.len() * 11 / 10;
         }
-        size += response.warnings.iter().map(|w| w.len() + 8).sum::<usize>();
+        size += response
+            .warnings
+            .iter()
+            .map(|w| w.message.len() + 8)
+            .sum::<usize>();
         size + response
             .patch
             .as_ref()

@@ -9,7 +9,7 @@ use crate::rules::{Enforcement, RuleSet, RuleSource};
 use crate::seen::Seen;
 use crate::source::{self, Kind};
 use crate::tree::Node;
-use crate::verdict::{Reason, Violation};
+use crate::verdict::{Admitted, Reason, Violation, Warning};
 
 pub use hosts::describe as describe_filter;
 pub use rules_configmap::{is_rules_configmap, rules_text, RULES_KEY, RULES_LABEL};
@@ -57,7 +57,8 @@ pub struct Decision {
     pub checked: bool,
     /// Every violation found, whatever the enforcement mode (for logs and metrics).
     pub violations: Vec<Violation>,
-    pub warnings: Vec<String>,
+    /// What kubectl prints as warnings (`Display` of each), in order.
+    pub warnings: Vec<Warning>,
     /// RFC 6902 operations (mutate only); empty = nothing to change.
     pub patch: Vec<crate::mutation::AddOp>,
     /// On an UPDATE, what is admitted with a warning though the rules refuse it: violations the
@@ -84,8 +85,10 @@ impl Decision {
     /// Admits `violations` on an UPDATE with a warning each (`<message> (<why>)`), keeping them
     /// for logs and metrics.
     fn tolerate(&mut self, violations: Vec<Violation>, why: &str) {
-        let texts = violations.iter().map(|v| format!("{} ({why})", v.message));
-        self.warnings.extend(texts);
+        let warnings = violations
+            .iter()
+            .map(|v| Warning::admitting(v, Admitted::Tolerated, why));
+        self.warnings.extend(warnings);
         self.tolerated.extend(violations);
     }
 
@@ -128,11 +131,12 @@ impl Decision {
         if self.warnings.len() > max {
             let rest = self.warnings.len() - max;
             self.warnings.truncate(max);
-            self.warnings.push(format!("and {rest} more warnings"));
+            self.warnings
+                .push(Warning::new(format!("and {rest} more warnings")));
         }
         for warning in &mut self.warnings {
-            if warning.contains(char::is_control) {
-                *warning = one_line(warning);
+            if warning.message.contains(char::is_control) {
+                warning.message = one_line(&warning.message);
             }
         }
     }
@@ -143,11 +147,12 @@ impl Decision {
         self.allowed = match mode {
             Enforcement::Deny => self.violations.is_empty(),
             Enforcement::Warn => {
-                let texts = self
+                let why = "zoneguard warn mode: admitted";
+                let warnings = self
                     .violations
                     .iter()
-                    .map(|v| format!("{} (zoneguard warn mode: admitted)", v.message));
-                self.warnings.extend(texts.collect::<Vec<_>>());
+                    .map(|v| Warning::admitting(v, Admitted::WarnMode, why));
+                self.warnings.extend(warnings.collect::<Vec<_>>());
                 true
             }
             Enforcement::Audit => true,
@@ -266,7 +271,7 @@ fn findings(
         source::Names::Own => hosts::Advice::None,
     };
     d.violations = extracted.violations;
-    d.warnings = extracted.warnings;
+    d.warnings = extracted.warnings.into_iter().map(Warning::from).collect();
     // A name often appears twice (an Ingress rule's host and its TLS host). A verdict depends
     // on the name alone unless it had spaces, so a name that passed once passes again.
     let mut passed: Seen<&str> = Seen::default();

@@ -13,7 +13,7 @@ use crate::arn::RoleArn;
 use crate::rules::{IrsaSource, RuleSet, UnknownRole};
 use crate::tree::Node;
 use crate::trust::{self, TrustPolicy, TrustVerdict, WebIdentity};
-use crate::verdict::{Reason, Violation};
+use crate::verdict::{Reason, Violation, Warning};
 use std::fmt::Arguments;
 use trust_source::Missing;
 
@@ -27,7 +27,7 @@ pub const AUDIENCE: &str = "eks.amazonaws.com/audience";
 #[derive(Debug, Default)]
 pub struct Findings {
     pub violations: Vec<Violation>,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
 }
 
 /// The ServiceAccount being checked and where its annotation sits, for messages.
@@ -86,10 +86,13 @@ impl Subject<'_> {
                 out.violations
                     .push(self.violation(Reason::RoleNotTrusted, message));
             }
-            TrustVerdict::Unverifiable(why) => out.warnings.push(format!(
-                "{}: zoneguard cannot verify {what} ({}): {why}",
-                self.at(),
-                Reason::RoleUnverifiable
+            TrustVerdict::Unverifiable(why) => out.warnings.push(Warning::with_reason(
+                Reason::RoleUnverifiable,
+                format!(
+                    "{}: zoneguard cannot verify {what} ({}): {why}",
+                    self.at(),
+                    Reason::RoleUnverifiable
+                ),
             )),
         }
     }
@@ -144,7 +147,7 @@ pub fn check_with(
     token_settings::check(object, &mut out);
     if name.is_empty() {
         // Only `generateName`: STS will see the name the API server makes, not known yet.
-        out.warnings.push(format!("{} cannot be checked against its trust policy yet: the ServiceAccount has no name (only generateName), and the policy must admit system:serviceaccount:{namespace}:<the name the API server generates>", At(arn_text)));
+        out.warnings.push(Warning::new(format!("{} cannot be checked against its trust policy yet: the ServiceAccount has no name (only generateName), and the policy must admit system:serviceaccount:{namespace}:<the name the API server generates>", At(arn_text))));
         return out;
     }
     let irsa = &rules.irsa;
@@ -326,7 +329,7 @@ fn web_identity(
 ) {
     let irsa = &rules.irsa;
     let Some(issuer) = irsa.issuer.as_deref() else {
-        out.warnings.push(format!("{}: cannot verify the trust policy because irsa.issuer (this cluster's OIDC issuer) is not set in the rules", s.at()));
+        out.warnings.push(Warning::new(format!("{}: cannot verify the trust policy because irsa.issuer (this cluster's OIDC issuer) is not set in the rules", s.at())));
         return;
     };
     let who = WebIdentity {
@@ -359,7 +362,7 @@ fn web_identity(
 fn unknown(verdict: UnknownRole, s: &Subject<'_>, text: String, out: &mut Findings) {
     match verdict {
         UnknownRole::Deny => out.violations.push(s.violation(Reason::RoleUnknown, text)),
-        UnknownRole::Warn => out.warnings.push(text),
+        UnknownRole::Warn => out.warnings.push(Warning::new(text)),
         UnknownRole::Allow => {}
     }
 }

@@ -66,3 +66,72 @@ pub struct Violation {
     /// Human sentence with the fix, without the object prefix.
     pub message: String,
 }
+
+/// Why a warning that repeats a violation admits it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Admitted {
+    /// Enforcement `warn`: the violation stands in `Decision::violations`, and the request is
+    /// admitted anyway.
+    WarnMode,
+    /// On an UPDATE: the violation is tolerated (`Decision::tolerated`), as the old object
+    /// had it already or an inject rule refused by the rules was left out of the patch.
+    Tolerated,
+}
+
+/// Something the caller is told about an admitted object (kubectl prints it as a warning).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning {
+    /// The text, as shown: `Display` writes it alone.
+    pub message: String,
+    /// A reason code: `role-unverifiable` for a condition zoneguard cannot verify, and a
+    /// violation's own for the copy of one admitted.
+    pub reason: Option<Reason>,
+    /// Set when the warning is a violation admitted (by warn mode, or on an UPDATE).
+    pub admitted: Option<Admitted>,
+}
+
+impl Warning {
+    /// A warning in its own right, with no reason code.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            reason: None,
+            admitted: None,
+        }
+    }
+
+    /// A warning with a reason code.
+    pub fn with_reason(reason: Reason, message: impl Into<String>) -> Self {
+        Self {
+            reason: Some(reason),
+            ..Self::new(message)
+        }
+    }
+
+    /// `violation` admitted, its message followed by ` (<why>)`.
+    pub fn admitting(violation: &Violation, admitted: Admitted, why: &str) -> Self {
+        Self {
+            message: format!("{} ({why})", violation.message),
+            reason: Some(violation.reason),
+            admitted: Some(admitted),
+        }
+    }
+}
+
+impl From<String> for Warning {
+    fn from(message: String) -> Self {
+        Self::new(message)
+    }
+}
+
+impl From<&str> for Warning {
+    fn from(message: &str) -> Self {
+        Self::new(message)
+    }
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}

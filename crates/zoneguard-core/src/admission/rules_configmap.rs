@@ -3,7 +3,7 @@
 use super::{Decision, Request};
 use crate::rules::{RuleSet, RuleSource, RulesError};
 use crate::tree::Node;
-use crate::verdict::{Reason, Violation};
+use crate::verdict::{Reason, Violation, Warning};
 
 /// The label that marks a rule ConfigMap, and its data key.
 pub const RULES_LABEL: &str = "zoneguard.io/rules";
@@ -72,7 +72,10 @@ pub fn validate(req: &Request<'_>, object: &Node<'_>, others: &[RuleSource<'_>])
         }
     };
     let (mine, theirs) = errors_with_others(&me, text, others);
-    decision.warnings = theirs.iter().map(|e| not_in_force(e)).collect();
+    decision.warnings = theirs
+        .iter()
+        .map(|e| Warning::new(not_in_force(e)))
+        .collect();
     if !mine.is_empty() {
         decision.allowed = false;
         decision.violations = mine

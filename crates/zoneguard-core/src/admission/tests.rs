@@ -17,6 +17,11 @@ inject:
       external-dns.alpha.kubernetes.io/ttl: "60"
 "#;
 
+/// The warnings' texts, as kubectl shows them.
+fn warning_texts(d: &Decision) -> Vec<&str> {
+    d.warnings.iter().map(|w| w.message.as_str()).collect()
+}
+
 fn rules(text: &str) -> RuleSet {
     RuleSet::parse("test", text).unwrap_or_else(|e| panic!("{e:?}"))
 }
@@ -208,7 +213,7 @@ fn the_annotation_prefix_setting_limits_what_counts_and_warns_about_the_other() 
     let d = validate_ingress(&text, "default", &obj);
     assert!(d.allowed, "{:?}", d.violations);
     assert!(
-        d.warnings.iter().any(|w| w.contains("is ignored")),
+        d.warnings.iter().any(|w| w.message.contains("is ignored")),
         "{:?}",
         d.warnings
     );
@@ -310,7 +315,7 @@ fn a_clusterip_service_hostname_is_checked_and_warned_about() {
     assert!(d
         .warnings
         .iter()
-        .any(|w| w.contains("publish-internal-services")));
+        .any(|w| w.message.contains("publish-internal-services")));
 }
 
 #[test]
@@ -361,6 +366,31 @@ fn enforcement_modes_decide_what_a_violation_does() {
     assert!(warn.allowed && warn.warnings.len() == 1 && warn.violations.len() == 1);
     let audit = validate_ingress(&format!("{RULES}\nenforcement: audit\n"), "default", &obj);
     assert!(audit.allowed && audit.warnings.is_empty() && audit.violations.len() == 1);
+}
+
+#[test]
+fn a_warning_that_admits_a_violation_says_so_by_its_fields() {
+    let obj = ingress(&["x.other.org"], json!({}));
+    let warn = validate_ingress(&format!("{RULES}\nenforcement: warn\n"), "default", &obj);
+    let (v, w) = (&warn.violations[0], &warn.warnings[0]);
+    assert_eq!(w.admitted, Some(Admitted::WarnMode), "{warn:?}");
+    assert_eq!(w.reason, Some(v.reason), "{warn:?}");
+    // The text is as before: the violation's, and why it was admitted.
+    let text = format!("{} (zoneguard warn mode: admitted)", v.message);
+    assert_eq!((w.to_string(), &w.message), (text.clone(), &text));
+    // A warning in its own right is no violation's copy.
+    let d = validate_ingress(
+        &format!("{RULES}\nannotationPrefix: external-dns.alpha.kubernetes.io/\n"),
+        "default",
+        &ingress(
+            &["ok.example.com"],
+            json!({"external-dns.kubernetes.io/hostname": "a.other.org"}),
+        ),
+    );
+    assert!(
+        d.warnings.len() == 1 && d.warnings[0].admitted.is_none() && d.warnings[0].reason.is_none(),
+        "{d:?}"
+    );
 }
 
 #[test]
@@ -419,7 +449,8 @@ fn an_update_keeps_old_violations_as_warnings_and_denies_new_ones() {
         ),
     );
     assert!(d.allowed, "{:?}", d.violations);
-    assert!(d.warnings[0].contains("already present"));
+    assert!(d.warnings[0].message.contains("already present"));
+    assert_eq!(d.warnings[0].admitted, Some(Admitted::Tolerated), "{d:?}");
     // No violation stands, but the old one is kept for logs and metrics.
     assert!(d.violations.is_empty(), "{d:?}");
     assert_eq!(d.tolerated.len(), 1, "{d:?}");
@@ -577,7 +608,7 @@ fn the_rejudge_of_an_injection_sees_the_service_type() {
     let (injected, found) = warnings(&cluster_ip);
     assert_eq!(injected, 0);
     assert!(
-        found[0].contains("is set on a ClusterIP Service"),
+        found[0].message.contains("is set on a ClusterIP Service"),
         "{found:?}"
     );
 }
@@ -700,8 +731,12 @@ fn a_refused_injection_is_never_written_and_only_blocks_a_create() {
     let rules = rules(&text);
     let d = update_service(&rules, &object);
     assert!(
-        d.warnings[0].contains("the inject rule inject[0] of test would set")
-            && d.warnings[0].ends_with("(not injected; the update is admitted without it)"),
+        d.warnings[0]
+            .message
+            .contains("the inject rule inject[0] of test would set")
+            && d.warnings[0]
+                .message
+                .ends_with("(not injected; the update is admitted without it)"),
         "{}",
         d.warnings[0]
     );
@@ -1172,7 +1207,7 @@ fn a_clusterip_service_with_a_target_annotation_is_published_without_a_warning()
     assert!(
         d.warnings
             .iter()
-            .any(|w| w.contains("publish-internal-services")),
+            .any(|w| w.message.contains("publish-internal-services")),
         "{:?}",
         d.warnings
     );
@@ -1372,8 +1407,8 @@ fn an_edit_is_judged_on_its_own_errors_and_warned_of_other_configmaps_errors() {
     let d = edit("domainFilters: [example.com]\n", &[broken]);
     assert!(d.allowed && d.violations.is_empty(), "{d:?}");
     assert!(
-        d.warnings[0].contains("ConfigMap zoneguard/broken")
-            && d.warnings[0].contains("takes effect only then"),
+        d.warnings[0].message.contains("ConfigMap zoneguard/broken")
+            && d.warnings[0].message.contains("takes effect only then"),
         "{d:?}"
     );
     // Two others in conflict: the same.
@@ -1382,7 +1417,7 @@ fn an_edit_is_judged_on_its_own_errors_and_warned_of_other_configmaps_errors() {
     assert!(
         d.warnings
             .iter()
-            .any(|w| w.contains("ConfigMap zoneguard/a")),
+            .any(|w| w.message.contains("ConfigMap zoneguard/a")),
         "{d:?}"
     );
     // An edit that conflicts itself is refused, naming the other.
@@ -1397,12 +1432,12 @@ fn an_edit_is_judged_on_its_own_errors_and_warned_of_other_configmaps_errors() {
 #[test]
 fn warnings_past_the_cap_become_one_saying_how_many_more() {
     let mut d = Decision {
-        warnings: (0..8).map(|i| format!("w{i}")).collect(),
+        warnings: (0..8).map(|i| format!("w{i}").into()).collect(),
         ..Decision::default()
     };
     d.fit_warnings(5);
     assert_eq!(
-        d.warnings,
+        warning_texts(&d),
         ["w0", "w1", "w2", "w3", "w4", "and 3 more warnings"]
     );
     let mut few = Decision {
@@ -1410,7 +1445,7 @@ fn warnings_past_the_cap_become_one_saying_how_many_more() {
         ..Decision::default()
     };
     few.fit_warnings(5);
-    assert_eq!(few.warnings, ["a"]);
+    assert_eq!(warning_texts(&few), ["a"]);
 }
 
 #[test]
@@ -1427,7 +1462,7 @@ fn warnings_are_made_single_lines_the_api_server_passes_on() {
     };
     d.fit_warnings(5);
     assert_eq!(
-        d.warnings,
+        warning_texts(&d),
         [
             "role x: denied; a statement that would admit it: {}",
             "role x: denied; add this statement: {}",

@@ -10,7 +10,7 @@ use crate::rules::RuleSet;
 use crate::trust::assume::{evaluate_assume_role, RoleCaller, ASSUME_ROLE_ACTION};
 use crate::trust::permission::{evaluate_permissions, Named, PermissionOutcome};
 use crate::trust::TrustPolicy;
-use crate::verdict::Reason;
+use crate::verdict::{Reason, Warning};
 
 pub(super) fn check(rules: &RuleSet, facts: &Facts, s: &Subject<'_>, out: &mut Findings) {
     let mut chains = rules.irsa.chains_of(s.namespace, s.name).peekable();
@@ -238,12 +238,15 @@ impl<'a> Hop<'a> {
                 let message = format!("{}: the role chain to {target} (irsa.chains) is broken on the IRSA role's side: {} of {} denies {ASSUME_ROLE_ACTION} on {target} ({}); remove or narrow that Deny", s.at(), at.statement, at.policy, caller.arn);
                 out.violations.push(s.violation(Reason::RoleNotTrusted, message));
             }
-            PermissionOutcome::Unverifiable { at, key, .. } => out.warnings.push(format!(
-                "{}: zoneguard cannot verify the role chain to {target}, IRSA role side ({}): {} of {} tests `{key}`, which is known only when the role is assumed",
-                s.at(),
+            PermissionOutcome::Unverifiable { at, key, .. } => out.warnings.push(Warning::with_reason(
                 Reason::RoleUnverifiable,
-                at.statement,
-                at.policy
+                format!(
+                    "{}: zoneguard cannot verify the role chain to {target}, IRSA role side ({}): {} of {} tests `{key}`, which is known only when the role is assumed",
+                    s.at(),
+                    Reason::RoleUnverifiable,
+                    at.statement,
+                    at.policy
+                ),
             )),
         }
     }

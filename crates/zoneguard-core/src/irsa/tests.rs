@@ -119,7 +119,7 @@ fn unavailable_gives_the_unknown_role_verdict_saying_why() {
     let f = run(&rules(""), &facts);
     assert!(f.violations.is_empty());
     assert!(
-        f.warnings[0].contains("cannot verify: zoneguard could not read the role from IAM (IAM did not answer within 1s)"),
+        f.warnings[0].message.contains("cannot verify: zoneguard could not read the role from IAM (IAM did not answer within 1s)"),
         "{f:?}"
     );
     let f = run(&rules("  unknownRole: deny\n"), &facts);
@@ -136,7 +136,10 @@ fn iam_mode_without_facts_says_iam_was_not_read() {
         "external-dns",
         &Node::from(&sa(ROLE)),
     );
-    assert!(f.warnings[0].contains("without reading IAM"), "{f:?}");
+    assert!(
+        f.warnings[0].message.contains("without reading IAM"),
+        "{f:?}"
+    );
 }
 
 #[test]
@@ -255,7 +258,9 @@ fn a_service_account_with_only_a_generate_name_is_a_warning_not_a_verdict() {
     assert!(f.violations.is_empty(), "{f:?}");
     assert_eq!(f.warnings.len(), 1, "{f:?}");
     assert!(
-        f.warnings[0].contains("no name (only generateName)"),
+        f.warnings[0]
+            .message
+            .contains("no name (only generateName)"),
         "{f:?}"
     );
 }
@@ -298,7 +303,9 @@ fn the_provider_check_names_the_fix() {
     );
     let f = run(&r, &with_provider(Lookup::Unavailable("throttled".into())));
     assert!(
-        f.warnings[0].contains("cannot verify the OIDC provider"),
+        f.warnings[0]
+            .message
+            .contains("cannot verify the OIDC provider"),
         "{f:?}"
     );
     let f = run(&rules(""), &with_provider(Lookup::NotFound("x".into())));
@@ -471,7 +478,7 @@ fn an_unreadable_permissions_boundary_is_cannot_verify() {
     );
     assert!(f.violations.is_empty(), "{f:?}");
     assert!(
-        f.warnings[0].contains("IRSA role side: IAM returned a permissions boundary arn:aws:iam::111122223333:policy/team-boundary zoneguard cannot read (the percent-decoded permission policy is not valid JSON"),
+        f.warnings[0].message.contains("IRSA role side: IAM returned a permissions boundary arn:aws:iam::111122223333:policy/team-boundary zoneguard cannot read (the percent-decoded permission policy is not valid JSON"),
         "{f:?}"
     );
 }
@@ -508,7 +515,7 @@ fn an_unreadable_permission_policy_leaves_only_an_allow_or_a_deny_as_an_answer()
         assert_eq!(reasons(&f), wanted, "{case}: {f:?}");
         match warning {
             Some(text) => assert!(
-                f.warnings.len() == 1 && f.warnings[0].contains(text),
+                f.warnings.len() == 1 && f.warnings[0].message.contains(text),
                 "{case}: {f:?}"
             ),
             None => assert!(f.warnings.is_empty(), "{case}: {f:?}"),
@@ -531,11 +538,14 @@ fn chain_lookups_that_fail_are_cannot_verify() {
     assert_eq!(f.warnings.len(), 2, "{f:?}");
     assert!(
         f.warnings[0]
+            .message
             .contains("target side: zoneguard could not read the role from IAM (no reader role"),
         "{f:?}"
     );
     assert!(
-        f.warnings[1].contains("IRSA role side: zoneguard could not read the permission policies"),
+        f.warnings[1]
+            .message
+            .contains("IRSA role side: zoneguard could not read the permission policies"),
         "{f:?}"
     );
     facts.insert_role(&arn(TARGET), Lookup::NotFound("x".into()));
@@ -586,7 +596,14 @@ fn both_trust_checks_word_a_denial_and_an_unverifiable_condition_in_full() {
         "{at}zoneguard cannot verify the role's trust policy ({}): ",
         Reason::RoleUnverifiable
     );
-    assert!(f.warnings[0].starts_with(&want), "{f:?}");
+    assert!(f.warnings[0].message.starts_with(&want), "{f:?}");
+    // The reason code the text gives is a field too, for tools.
+    assert_eq!(
+        f.warnings[0].reason,
+        Some(Reason::RoleUnverifiable),
+        "{f:?}"
+    );
+    assert_eq!(f.warnings[0].admitted, None, "{f:?}");
 
     let broken = format!("{at}the role chain to {TARGET} (irsa.chains) is broken on the target side: the trust policy of {TARGET} does not let {ROLE} call sts:AssumeRole: ");
     let statement = format!("; add this statement to the trust policy of {TARGET}:\n  {{");
@@ -609,14 +626,21 @@ fn both_trust_checks_word_a_denial_and_an_unverifiable_condition_in_full() {
         Reason::RoleUnverifiable
     );
     assert!(f.violations.is_empty(), "{f:?}");
-    assert!(f.warnings[0].starts_with(&want), "{f:?}");
+    assert!(f.warnings[0].message.starts_with(&want), "{f:?}");
+    // The reason code the text gives is a field too, for tools.
+    assert_eq!(
+        f.warnings[0].reason,
+        Some(Reason::RoleUnverifiable),
+        "{f:?}"
+    );
+    assert_eq!(f.warnings[0].admitted, None, "{f:?}");
 }
 
 /// What one side's check said: a denial's reason and message, or a warning.
 fn only_finding(f: &Findings) -> (Option<Reason>, &str) {
     match (&f.violations[..], &f.warnings[..]) {
         ([v], []) => (Some(v.reason), &v.message),
-        ([], [w]) => (None, w),
+        ([], [w]) => (None, &w.message),
         _ => panic!("one finding expected: {f:?}"),
     }
 }

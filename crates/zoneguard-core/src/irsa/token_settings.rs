@@ -5,7 +5,7 @@
 use super::Findings;
 use crate::annotation;
 use crate::tree::Node;
-use crate::verdict::{Reason, Violation};
+use crate::verdict::{Reason, Violation, Warning};
 
 pub const TOKEN_EXPIRATION: &str = "eks.amazonaws.com/token-expiration";
 pub const STS_REGIONAL_ENDPOINTS: &str = "eks.amazonaws.com/sts-regional-endpoints";
@@ -25,7 +25,7 @@ pub(super) fn check(object: &Node<'_>, out: &mut Findings) {
     }
     if let Some(value) = annotation::get(object, STS_REGIONAL_ENDPOINTS) {
         if go_bool(value).is_none() {
-            out.warnings.push(format!("{} {value:?} is not true or false: the pod identity webhook ignores it and uses its own default (its --sts-regional-endpoint flag); write \"true\" or \"false\"", annotation::field(STS_REGIONAL_ENDPOINTS)));
+            out.warnings.push(Warning::new(format!("{} {value:?} is not true or false: the pod identity webhook ignores it and uses its own default (its --sts-regional-endpoint flag); write \"true\" or \"false\"", annotation::field(STS_REGIONAL_ENDPOINTS))));
         }
     }
 }
@@ -35,11 +35,11 @@ pub(super) fn check(object: &Node<'_>, out: &mut Findings) {
 fn token_expiration(value: &str, out: &mut Findings) {
     let field = annotation::field(TOKEN_EXPIRATION);
     let Some(seconds) = annotation::parse_go_int(value) else {
-        out.warnings.push(format!("{field} {value:?} is not a whole number of seconds: the pod identity webhook ignores it and the pods' token gets its default lifetime ({DEFAULT_SECONDS} s unless its --token-expiration flag says otherwise); write seconds as digits, e.g. \"3600\""));
+        out.warnings.push(Warning::new(format!("{field} {value:?} is not a whole number of seconds: the pod identity webhook ignores it and the pods' token gets its default lifetime ({DEFAULT_SECONDS} s unless its --token-expiration flag says otherwise); write seconds as digits, e.g. \"3600\"")));
         return;
     };
     if seconds < MIN_SECONDS {
-        out.warnings.push(format!("{field} {value:?} is below {MIN_SECONDS} s: the pod identity webhook raises it to {MIN_SECONDS} s, the shortest token lifetime the API server accepts; write {MIN_SECONDS} or more, or remove the annotation for the default of {DEFAULT_SECONDS} s"));
+        out.warnings.push(Warning::new(format!("{field} {value:?} is below {MIN_SECONDS} s: the pod identity webhook raises it to {MIN_SECONDS} s, the shortest token lifetime the API server accepts; write {MIN_SECONDS} or more, or remove the annotation for the default of {DEFAULT_SECONDS} s")));
     } else if seconds > MAX_SECONDS {
         let message = format!("{field} {value:?} is above 2^32 s: the pod identity webhook puts it in the pods' projected token as it is, and the API server then refuses every pod of this ServiceAccount (\"may not specify a duration larger than 2^32 seconds\"); write at most {MAX_SECONDS}, or remove the annotation for the default of {DEFAULT_SECONDS} s");
         out.violations.push(Violation {
@@ -97,11 +97,15 @@ mod tests {
             assert!(f.violations.is_empty(), "{value}: {f:?}");
             assert_eq!(f.warnings.len(), 1, "{value}: {f:?}");
             assert!(
-                f.warnings[0].contains("is not a whole number of seconds"),
+                f.warnings[0]
+                    .message
+                    .contains("is not a whole number of seconds"),
                 "{f:?}"
             );
             assert!(
-                f.warnings[0].contains("its default lifetime (86400 s"),
+                f.warnings[0]
+                    .message
+                    .contains("its default lifetime (86400 s"),
                 "{f:?}"
             );
         }
@@ -112,9 +116,12 @@ mod tests {
         for value in ["599", "0", "-5"] {
             let f = findings(TOKEN_EXPIRATION, value);
             assert!(f.violations.is_empty(), "{value}: {f:?}");
-            assert!(f.warnings[0].contains("raises it to 600 s"), "{f:?}");
             assert!(
-                f.warnings[0].ends_with(
+                f.warnings[0].message.contains("raises it to 600 s"),
+                "{f:?}"
+            );
+            assert!(
+                f.warnings[0].message.ends_with(
                     "; write 600 or more, or remove the annotation for the default of 86400 s"
                 ),
                 "{f:?}"
@@ -145,7 +152,7 @@ mod tests {
             let f = findings(STS_REGIONAL_ENDPOINTS, value);
             assert!(f.violations.is_empty(), "{value}: {f:?}");
             assert!(
-                f.warnings[0].contains("is not true or false"),
+                f.warnings[0].message.contains("is not true or false"),
                 "{value}: {f:?}"
             );
         }
