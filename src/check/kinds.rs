@@ -1,6 +1,8 @@
 //! The kinds zoneguard checks, and a hint when a skipped object's kind looks like a misspelling
 //! of one of them (`kind: HTTProute` would otherwise pass as "skipped").
 
+use zoneguard_core::suggest::edit_distance;
+
 /// Every (API group, kind) zoneguard checks, as `zoneguard_core::source::Kind::of` reads them.
 const CHECKED: [(&str, &str); 11] = [
     ("networking.k8s.io", "Ingress"),
@@ -20,31 +22,18 @@ const CHECKED: [(&str, &str); 11] = [
 /// (any group), or one edit away from a checked kind of the same group.
 pub fn misspelt(group: &str, kind: &str) -> Option<String> {
     let lower = kind.to_ascii_lowercase();
+    let one_edit = |other: &str| {
+        // The length alone rules out most, and a long kind costs nothing.
+        other.chars().count().abs_diff(lower.chars().count()) <= 1
+            && edit_distance(other, &lower) <= 1
+    };
     let (_, meant) = CHECKED.iter().find(|(g, k)| {
         let other = k.to_ascii_lowercase();
-        (*k != kind && other == lower) || (*g == group && within_one_edit(&other, &lower))
+        (*k != kind && other == lower) || (*g == group && one_edit(&other))
     })?;
     Some(format!(
         "kind {kind} is not a kind zoneguard checks; did you mean {meant}?"
     ))
-}
-
-/// Whether `a` becomes `b` by at most one insertion, deletion or substitution.
-fn within_one_edit(a: &str, b: &str) -> bool {
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
-    if long.len() - short.len() > 1 {
-        return false;
-    }
-    let prefix = short.iter().zip(&long).take_while(|(x, y)| x == y).count();
-    if short.len() == long.len() {
-        short[prefix..]
-            .iter()
-            .skip(1)
-            .eq(long[prefix..].iter().skip(1))
-    } else {
-        short[prefix..].iter().eq(long[prefix + 1..].iter())
-    }
 }
 
 #[cfg(test)]

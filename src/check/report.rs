@@ -122,14 +122,6 @@ struct SkippedJson<'a> {
     warnings: Vec<WarningJson<'a>>,
 }
 
-fn enforcement_name(mode: Enforcement) -> &'static str {
-    match mode {
-        Enforcement::Deny => "deny",
-        Enforcement::Warn => "warn",
-        Enforcement::Audit => "audit",
-    }
-}
-
 /// The JSON of the warnings but for warn mode's copies of the violations, which the report
 /// leaves out: the violations are listed, and `enforcement` says they were admitted.
 fn warnings_json(warnings: &[Warning]) -> Vec<WarningJson<'_>> {
@@ -179,7 +171,7 @@ pub fn to_json<'a>(
     });
     let denied = outcome.denied();
     Report {
-        enforcement: enforcement.map(enforcement_name),
+        enforcement: enforcement.map(Enforcement::as_str),
         results: results.collect(),
         skipped: skipped.collect(),
         errors,

@@ -152,7 +152,7 @@ impl Decision {
                     .violations
                     .iter()
                     .map(|v| Warning::admitting(v, Admitted::WarnMode, why));
-                self.warnings.extend(warnings.collect::<Vec<_>>());
+                self.warnings.extend(warnings);
                 true
             }
             Enforcement::Audit => true,

@@ -18,10 +18,14 @@ pub struct RoleArn {
     pub name: String,
 }
 
-/// Why a text is not a role ARN; the message names the part that is wrong.
+/// Why a text is not a role ARN: the problem names the part that is wrong, and the fix, where
+/// the parser knows one, says what to write instead (`problem; fix`).
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
-#[error("{0}")]
-pub struct ArnError(pub String);
+#[error("{problem}{}", fix.as_ref().map(|f| format!("; {f}")).unwrap_or_default())]
+pub struct ArnError {
+    pub problem: String,
+    pub fix: Option<String>,
+}
 
 /// The partitions IAM exists in.
 pub const PARTITIONS: [&str; 8] = [
@@ -42,7 +46,7 @@ const FORM: &str = "arn:<partition>:iam::<account>:role/<name>";
 impl RoleArn {
     pub fn parse(text: &str) -> Result<Self, ArnError> {
         if text.trim() != text {
-            return Err(fail(whitespace_problem(text)));
+            return Err(whitespace_problem(text));
         }
         let Some(rest) = text.strip_prefix("arn:") else {
             return Err(fail(format!(
@@ -51,7 +55,7 @@ impl RoleArn {
         };
         let parts: Vec<&str> = rest.splitn(5, ':').collect();
         let [partition, service, region, account, resource] = parts[..] else {
-            return Err(fail(colons_problem(&parts)));
+            return Err(colons_problem(&parts));
         };
         check_partition(partition)?;
         check_service(service)?;
@@ -86,38 +90,53 @@ impl fmt::Display for RoleArn {
 }
 
 /// Whitespace around an ARN, and how to remove it: a trailing newline is what a YAML block
-/// scalar (`|` or `>`) leaves. The message carries its fix (after `; `).
-fn whitespace_problem(text: &str) -> String {
+/// scalar (`|` or `>`) leaves.
+fn whitespace_problem(text: &str) -> ArnError {
     let end = &text[text.trim_end().len()..];
-    if end.contains('\n') {
-        "it ends with a newline, as a YAML block scalar (`|` or `>`) writes it; remove the trailing newline: write the value on the key's line or use `|-`".to_owned()
+    let (problem, fix) = if end.contains('\n') {
+        (
+            "it ends with a newline, as a YAML block scalar (`|` or `>`) writes it".to_owned(),
+            "remove the trailing newline: write the value on the key's line or use `|-`",
+        )
     } else if !end.is_empty() {
-        format!("it ends with whitespace ({end:?}); remove it")
+        (format!("it ends with whitespace ({end:?})"), "remove it")
     } else {
         let start = &text[..text.len() - text.trim_start().len()];
-        format!("it starts with whitespace ({start:?}); remove it")
-    }
+        (
+            format!("it starts with whitespace ({start:?})"),
+            "remove it",
+        )
+    };
+    fail_with(problem, fix.to_owned())
 }
 
 /// Why an ARN without its five colon-separated parts after `arn:` is not one: the part it
 /// lacks when it can tell (`iam:` with one colon before the account), else the count.
-fn colons_problem(parts: &[&str]) -> String {
+fn colons_problem(parts: &[&str]) -> ArnError {
     let digits = |p: &str| p.len() == 12 && p.bytes().all(|b| b.is_ascii_digit());
     match parts {
         [_, "iam", account, resource] if digits(account) && resource.starts_with("role") => {
-            format!(
-                "it has one colon after `iam` where a role ARN has two (`iam::`, for IAM's empty region); write `iam::{account}`"
+            fail_with(
+                "it has one colon after `iam` where a role ARN has two (`iam::`, for IAM's empty region)".to_owned(),
+                format!("write `iam::{account}`"),
             )
         }
-        _ => format!(
+        _ => fail(format!(
             "it has {} colons where a role ARN has 5 ({FORM})",
             parts.len()
-        ),
+        )),
     }
 }
 
-fn fail(message: String) -> ArnError {
-    ArnError(message)
+fn fail(problem: String) -> ArnError {
+    ArnError { problem, fix: None }
+}
+
+fn fail_with(problem: String, fix: String) -> ArnError {
+    ArnError {
+        problem,
+        fix: Some(fix),
+    }
 }
 
 fn check_partition(partition: &str) -> Result<(), ArnError> {

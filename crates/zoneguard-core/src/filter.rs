@@ -275,7 +275,7 @@ impl Regexes {
                     || err.to_string(),
                     // Columns of the translated pattern are the user's only when the
                     // translation left it as written.
-                    |e| syntax_summary(&e.to_string(), translated == pattern),
+                    |e| syntax_summary(e, &translated, translated == pattern),
                 )),
             })
         })?;
@@ -329,30 +329,29 @@ fn build(pattern: &str, size_limit: usize) -> Result<meta::Regex, Box<meta::Buil
         .map_err(Box::new)
 }
 
-/// The regex parser's message, which spans lines (the pattern, a caret under the fault, then
-/// `error: …`), on one line: `unclosed group (at column 1)`; the column only when
-/// `columns_hold` (the pattern compiled is the one written) and the pattern is one line.
-fn syntax_summary(text: &str, columns_hold: bool) -> String {
-    let lines: Vec<&str> = text.lines().collect();
-    let Some(error) = lines.iter().rev().find_map(|l| l.strip_prefix("error: ")) else {
-        let parts: Vec<&str> = lines
-            .iter()
-            .map(|l| l.trim())
-            .filter(|l| !l.is_empty())
-            .collect();
-        return parts.join("; ");
-    };
-    // regex-syntax writes a one-line pattern indented by four spaces, the caret line under it.
-    let caret = lines.iter().find_map(|l| {
-        let mark = l.trim_start();
-        (mark.starts_with('^') && mark.chars().all(|c| c == '^' || c == '-'))
-            .then(|| l.chars().count() - mark.chars().count())
-    });
-    match caret {
-        Some(at) if columns_hold && lines.len() == 4 && at >= 4 => {
-            format!("{error} (at column {})", at - 3)
+/// The regex parser's error on one line: what is wrong (`unclosed group`) and, when
+/// `columns_hold` (the pattern compiled is the one written) and `pattern` is one line, the
+/// column of the fault (`unclosed group (at column 1)`).
+fn syntax_summary(e: &regex_syntax::Error, pattern: &str, columns_hold: bool) -> String {
+    let (kind, span, one_place) = match e {
+        regex_syntax::Error::Parse(e) => {
+            (e.kind().to_string(), e.span(), e.auxiliary_span().is_none())
         }
-        _ => error.to_string(),
+        regex_syntax::Error::Translate(e) => (e.kind().to_string(), e.span(), true),
+        other => {
+            let text = other.to_string();
+            let lines: Vec<&str> = text
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .collect();
+            return lines.join("; ");
+        }
+    };
+    if columns_hold && one_place && !pattern.contains('\n') {
+        format!("{kind} (at column {})", span.start.column)
+    } else {
+        kind
     }
 }
 

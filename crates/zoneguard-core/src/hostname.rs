@@ -228,25 +228,39 @@ pub fn to_ascii(name: &str) -> Result<String, String> {
     labels.map(|l| l.join("."))
 }
 
+/// A TXT ownership name with a label over 63 octets: what is wrong, and what to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TxtProblem {
+    pub problem: String,
+    pub fix: String,
+}
+
+/// `problem: fix`.
+impl std::fmt::Display for TxtProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.problem, self.fix)
+    }
+}
+
 /// The TXT ownership name external-dns would write for `name`, assuming the
 /// longest record type, when one of its labels would exceed 63 octets.
-pub fn txt_problem(name: &str, registry: &TxtRegistry) -> Option<String> {
+pub fn txt_problem(name: &str, registry: &TxtRegistry) -> Option<TxtProblem> {
     txt_problem_as(name, registry, LONGEST_TYPE)
 }
 
 /// [`txt_problem`] for the SRV name of a NodePort Service, whose TXT name has the type `srv`.
-pub fn srv_txt_problem(name: &str, registry: &TxtRegistry) -> Option<String> {
+pub fn srv_txt_problem(name: &str, registry: &TxtRegistry) -> Option<TxtProblem> {
     txt_problem_as(name, registry, SRV_TYPE)
 }
 
-fn txt_problem_as(name: &str, registry: &TxtRegistry, record_type: &str) -> Option<String> {
+fn txt_problem_as(name: &str, registry: &TxtRegistry, record_type: &str) -> Option<TxtProblem> {
     if txt_surely_fits(name, registry, record_type) {
         return None;
     }
     explain_txt(name, registry, record_type)
 }
 
-fn explain_txt(name: &str, registry: &TxtRegistry, record_type: &str) -> Option<String> {
+fn explain_txt(name: &str, registry: &TxtRegistry, record_type: &str) -> Option<TxtProblem> {
     let ascii = to_ascii(name.strip_suffix('.').unwrap_or(name)).ok()?;
     let txt = txt_name_as(&ascii, registry, record_type);
     let first = txt.split('.').find(|l| l.len() > 63)?;
@@ -260,10 +274,13 @@ fn explain_txt(name: &str, registry: &TxtRegistry, record_type: &str) -> Option<
         Some(service) => srv_txt_fix(service, over, registry),
         None => format!("shorten the first label by {over} or more"),
     };
-    Some(format!(
-        "external-dns's TXT ownership record for it would be {txt:?}, whose label {first:?} is {} octets (at most 63); the record could not be written and external-dns would not own the name: {fix}",
-        first.len()
-    ))
+    Some(TxtProblem {
+        problem: format!(
+            "external-dns's TXT ownership record for it would be {txt:?}, whose label {first:?} is {} octets (at most 63); the record could not be written and external-dns would not own the name",
+            first.len()
+        ),
+        fix,
+    })
 }
 
 /// The fix for an SRV name's TXT label that is `over` octets too long: the label is made of the
@@ -559,7 +576,7 @@ mod tests {
         assert_eq!(srv_txt_problem(&fits, &plain), None);
         assert!(txt_problem(&fits, &plain).is_some());
         let over = format!("_{}._tcp.a.example.com", "a".repeat(59));
-        assert!(srv_txt_problem(&over, &plain).is_some_and(|why| why.contains("srv-_")));
+        assert!(srv_txt_problem(&over, &plain).is_some_and(|why| why.to_string().contains("srv-_")));
     }
 
     #[test]
@@ -589,11 +606,15 @@ mod tests {
             ),
         ];
         for (name, registry, fix) in table {
-            let why = srv_txt_problem(&name, &registry).expect("too long");
+            let why = srv_txt_problem(&name, &registry)
+                .expect("too long")
+                .to_string();
             assert!(why.ends_with(&format!(": {fix}")), "{name}: {why}");
         }
         let address = format!("{}.example.com", "a".repeat(60));
-        let why = txt_problem(&address, &TxtRegistry::default()).expect("too long");
+        let why = txt_problem(&address, &TxtRegistry::default())
+            .expect("too long")
+            .to_string();
         assert!(
             why.ends_with(": shorten the first label by 3 or more"),
             "{why}"

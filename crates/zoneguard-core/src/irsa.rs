@@ -129,11 +129,10 @@ pub fn check_with(
     let role = match RoleArn::parse(arn_text) {
         Ok(role) => role,
         Err(e) => {
-            // A message with a fix of its own (after "; ") needs no form to copy.
-            let form = if e.0.contains("; ") {
-                ""
-            } else {
-                "; write arn:aws:iam::<12-digit account>:role/<name>"
+            // An error with a fix of its own needs no form to copy.
+            let form = match e.fix {
+                Some(_) => "",
+                None => "; write arn:aws:iam::<12-digit account>:role/<name>",
             };
             out.violations.push(Violation {
                 field: annotation::field(ROLE_ARN),
@@ -257,12 +256,15 @@ fn trust_policy<'a>(
 /// the rules' `irsa.trustPolicies` in the role's account and partition, the name nearest the
 /// annotation's first (a typo shows as the first); empty when there are none.
 fn known_roles(rules: &RuleSet, role: &RoleArn) -> String {
+    // The keys are ARNs as `RoleArn::arn` writes them: those of other accounts are passed
+    // over by their text, unparsed.
+    let same_account = format!("arn:{}:iam::{}:role/", role.partition, role.account);
     let mut known: Vec<(usize, String)> = rules
         .irsa
         .trust_policies
         .keys()
+        .filter(|arn| arn.starts_with(&same_account))
         .filter_map(|arn| RoleArn::parse(arn).ok())
-        .filter(|k| k.account == role.account && k.partition == role.partition)
         .map(|k| {
             let name = format!("{}{}", k.path.trim_start_matches('/'), k.name);
             let distance = crate::suggest::edit_distance(&role.name, &k.name);

@@ -19,7 +19,7 @@ pub mod rules;
 pub mod seen;
 pub mod selector;
 pub mod source;
-mod suggest;
+pub mod suggest;
 pub mod template;
 pub mod tree;
 pub mod trust;

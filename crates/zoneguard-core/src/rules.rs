@@ -438,7 +438,7 @@ fn yaml_error(source: &RuleSource<'_>, e: &serde_yaml_ng::Error) -> RulesError {
         Some((k, m)) if !k.contains(' ') => (Some(k.to_string()), m.to_string()),
         _ => (None, text),
     };
-    let key = match (path, unknown_field(&message)) {
+    let key = match (path, words::unknown_field(&message).map(|(field, _)| field)) {
         (Some(p), Some(f)) => format!("{p}.{f}"),
         (None, Some(f)) => f.to_string(),
         (Some(p), None) => p,
@@ -465,12 +465,6 @@ fn tab_at(text: &str, location: Option<serde_yaml_ng::Location>) -> bool {
     };
     let indent = &line[..line.len() - line.trim_start().len()];
     indent.contains('\t') || line.chars().nth(location.column().saturating_sub(1)) == Some('\t')
-}
-
-/// `foo` from serde's "unknown field `foo`, expected …".
-fn unknown_field(message: &str) -> Option<&str> {
-    let rest = message.strip_prefix("unknown field `")?;
-    rest.split('`').next()
 }
 
 #[cfg(test)]

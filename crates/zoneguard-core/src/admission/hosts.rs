@@ -75,18 +75,9 @@ pub fn judge(rules: &RuleSet, namespace: &str, c: &Candidate, advice: Advice) ->
         Record::Srv { .. } => hostname::srv_txt_problem(&c.name, &rules.registry),
         Record::Address | Record::Gateway => hostname::txt_problem(&c.name, &rules.registry),
     };
-    txt.map(|why| {
-        // `why` ends with its fix, after the last ": ".
-        let (problem, fix) = why.rsplit_once(": ").unwrap_or((&why, ""));
-        let fix = if fix.is_empty() {
-            String::new()
-        } else {
-            format!(": {fix}")
-        };
-        violation(
-            Reason::HostnameTxtTooLong,
-            (format!("{at}: {problem}"), fix),
-        )
+    txt.map(|t| {
+        let parts = (format!("{at}: {}", t.problem), format!(": {}", t.fix));
+        violation(Reason::HostnameTxtTooLong, parts)
     })
 }
 

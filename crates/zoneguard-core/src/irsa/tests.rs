@@ -596,14 +596,7 @@ fn both_trust_checks_word_a_denial_and_an_unverifiable_condition_in_full() {
         "{at}zoneguard cannot verify the role's trust policy ({}): ",
         Reason::RoleUnverifiable
     );
-    assert!(f.warnings[0].message.starts_with(&want), "{f:?}");
-    // The reason code the text gives is a field too, for tools.
-    assert_eq!(
-        f.warnings[0].reason,
-        Some(Reason::RoleUnverifiable),
-        "{f:?}"
-    );
-    assert_eq!(f.warnings[0].admitted, None, "{f:?}");
+    assert_unverifiable(&f, &want);
 
     let broken = format!("{at}the role chain to {TARGET} (irsa.chains) is broken on the target side: the trust policy of {TARGET} does not let {ROLE} call sts:AssumeRole: ");
     let statement = format!("; add this statement to the trust policy of {TARGET}:\n  {{");
@@ -626,8 +619,12 @@ fn both_trust_checks_word_a_denial_and_an_unverifiable_condition_in_full() {
         Reason::RoleUnverifiable
     );
     assert!(f.violations.is_empty(), "{f:?}");
-    assert!(f.warnings[0].message.starts_with(&want), "{f:?}");
-    // The reason code the text gives is a field too, for tools.
+    assert_unverifiable(&f, &want);
+}
+
+/// `f`'s first warning begins `want` and carries the reason code its text gives, for tools.
+fn assert_unverifiable(f: &Findings, want: &str) {
+    assert!(f.warnings[0].message.starts_with(want), "{f:?}");
     assert_eq!(
         f.warnings[0].reason,
         Some(Reason::RoleUnverifiable),

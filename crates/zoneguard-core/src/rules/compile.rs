@@ -610,37 +610,10 @@ pub(super) fn normalize_issuer(issuer: &str) -> String {
 /// steps below the policy, so that its line is the line of the key at fault when the policy
 /// is written as a mapping; none when the message names no path.
 fn policy_error_path(message: &str) -> Vec<Seg> {
-    let Some((path, _)) = message.split_once(": ") else {
-        return Vec::new();
-    };
-    let mut rest = path.trim_matches('`');
-    let mut steps = Vec::new();
-    while !rest.is_empty() {
-        if let Some(after) = rest.strip_prefix('.') {
-            rest = after;
-        } else if let Some(after) = rest.strip_prefix("[\"") {
-            let Some(end) = after.find("\"]") else {
-                break;
-            };
-            steps.push(Seg::Key(after[..end].to_string()));
-            rest = &after[end + 2..];
-        } else if let Some(after) = rest.strip_prefix('[') {
-            let Some((index, after)) = after.split_once(']') else {
-                break;
-            };
-            let Ok(index) = index.parse() else { break };
-            steps.push(Seg::Index(index));
-            rest = after;
-        } else {
-            let end = rest.find(['.', '[']).unwrap_or(rest.len());
-            if rest[..end].contains(' ') {
-                return Vec::new();
-            }
-            steps.push(Seg::Key(rest[..end].to_string()));
-            rest = &rest[end..];
-        }
-    }
-    steps
+    message
+        .split_once(": ")
+        .map(|(path, _)| KeyPath::parse_shown(path.trim_matches('`')).0)
+        .unwrap_or_default()
 }
 
 #[cfg(test)]

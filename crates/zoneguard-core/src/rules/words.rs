@@ -82,7 +82,7 @@ pub(super) fn in_user_words(message: &str, key: &str) -> String {
 /// serde's "unknown field `x`, expected one of `a`, `b`" as "unknown key `x`; did you mean
 /// `a`? (the keys here are a, b)" or "…; write one of a, b, or remove it".
 fn unknown_key(message: &str) -> Option<String> {
-    let (field, rest) = message.strip_prefix("unknown field `")?.split_once('`')?;
+    let (field, rest) = unknown_field(message)?;
     let known = listed(rest);
     let list = known.join(", ");
     Some(
@@ -96,6 +96,11 @@ fn unknown_key(message: &str) -> Option<String> {
             None => format!("unknown key `{field}`; write one of {list}, or remove it"),
         },
     )
+}
+
+/// `foo` from serde's "unknown field `foo`, expected …", and what follows it.
+pub(super) fn unknown_field(message: &str) -> Option<(&str, &str)> {
+    message.strip_prefix("unknown field `")?.split_once('`')
 }
 
 /// serde's "unknown variant `x`, expected one of `a`, `b`" as "\"x\" is not a valid <key>;
