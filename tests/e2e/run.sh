@@ -509,6 +509,14 @@ check "a Service left to another DNS controller admitted, with a warning saying 
   ok "service/elsewhere created" "external-dns skips this object" -- \
   apply < <(service default elsewhere LoadBalancer "$P/controller=other" \
     "external-dns.kubernetes.io/controller=other" "$P/hostname=elsewhere.example.net")
+check "a Service whose target annotation mixes an IP address and a DNS name rejected" fail \
+  "$DENIED" "$P/target" "mixes an IP address (192.0.2.7) with a DNS name (lb.example.com)" -- \
+  apply --dry-run=server < <(service default mixed LoadBalancer "$P/hostname=mixed.example.com" \
+    "$P/target=192.0.2.7,lb.example.com")
+check "an Ingress whose target annotation is a URL rejected, told the host to write" fail \
+  "$DENIED" "write the host alone: lb.example.com" -- \
+  apply --dry-run=server < <(ingress default url url.example.com |
+    sed "s|^  namespace: default$|&\n  annotations: {$P/target: 'https://lb.example.com/'}|")
 
 echo "# injected annotations"
 # zoneguard keeps the mutating webhook's `zoneguard-inject-rules` condition in step with the

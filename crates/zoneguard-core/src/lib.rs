@@ -20,6 +20,7 @@ pub mod seen;
 pub mod selector;
 pub mod source;
 pub mod suggest;
+pub mod target;
 pub mod template;
 pub mod tree;
 pub mod trust;

@@ -3,6 +3,7 @@
 use crate::annotation::{self, HostnameSource};
 use crate::rules::RuleSet;
 use crate::seen;
+use crate::target;
 use crate::tree::Node;
 use crate::verdict::{Reason, Violation};
 use std::collections::HashSet;
@@ -61,7 +62,8 @@ impl Kind {
     }
 
     /// external-dns reads this kind's own annotations (`ttl`, `controller`, the hostname
-    /// sources): Ingresses, Services and routes; a Gateway's and a DNSEndpoint's are never read.
+    /// sources): Ingresses, Services and routes; of a Gateway's only `target`, and a
+    /// DNSEndpoint's never.
     fn annotated(self) -> bool {
         matches!(
             self,
@@ -276,6 +278,7 @@ pub fn extract_names(
     if kind.annotated() {
         ttl(read, object, &mut out);
     }
+    target(rules, kind, read, object, &mut out);
     out
 }
 
@@ -628,6 +631,52 @@ fn ttl(read: ReadPrefixes, object: &Node<'_>, out: &mut Extracted) {
             });
         }
     }
+}
+
+/// external-dns's `target` annotation, which it reads on Ingresses, Services and Gateways (a
+/// route's records take its Gateway's): a value it cannot publish is a violation, as is a CNAME
+/// record of one of the object's own hostnames pointing at itself.
+fn target(rules: &RuleSet, kind: Kind, read: ReadPrefixes, object: &Node<'_>, out: &mut Extracted) {
+    let gateway = kind == Kind::Gateway;
+    if !(gateway || matches!(kind, Kind::Ingress | Kind::Service)) {
+        return;
+    }
+    // A Gateway's annotations are read under every prefix, whatever its `controller`.
+    let all = annotation::prefixes(rules).filter(|_| gateway);
+    for prefix in read.iter().chain(all) {
+        let Some(value) = annotation::get_prefixed(object, prefix, "target") else {
+            continue;
+        };
+        // external-dns reads no target from an empty value.
+        if value.is_empty() {
+            continue;
+        }
+        let problem = match target::parse(value) {
+            Err(problem) => problem,
+            Ok(targets) if !gateway => match own_hostname(&targets, &out.candidates) {
+                Some(name) => target::TargetProblem::Loop { name },
+                None => continue,
+            },
+            Ok(_) => continue,
+        };
+        let field = annotation::field_of(prefix, "target");
+        out.violations.push(Violation {
+            message: format!("{field} {value:?} {}; {}", problem.problem(), problem.fix()),
+            field,
+            value: value.to_string(),
+            reason: Reason::AnnotationInvalid,
+        });
+    }
+}
+
+/// The first of the object's address hostnames whose CNAME record `targets` would make point at
+/// itself.
+fn own_hostname(targets: &target::Targets, candidates: &[Candidate]) -> Option<String> {
+    candidates
+        .iter()
+        .filter(|c| c.record == Record::Address)
+        .find(|c| targets.points_at(&c.name))
+        .map(|c| c.name.clone())
 }
 
 /// Warns about external-dns annotations under a standard prefix the cluster's external-dns does not read.

@@ -280,6 +280,76 @@ fn ttl_values_external_dns_would_ignore_are_denied() {
 }
 
 #[test]
+fn target_annotations_external_dns_cannot_publish_are_denied_where_it_reads_them() {
+    const TARGET: &str = "external-dns.alpha.kubernetes.io/target";
+    let lb = json!({"metadata": {"name": "s", "annotations": {TARGET: "1.2.3.4,lb.example.com",
+        "external-dns.alpha.kubernetes.io/hostname": "s.example.com"}}, "spec": {"type": "LoadBalancer"}});
+    let gateway = json!({"metadata": {"name": "g", "annotations": {TARGET: "https://lb.example.com"}},
+        "spec": {"listeners": [{"hostname": "*.example.com"}]}});
+    let gateway_loop = json!({"metadata": {"name": "g", "annotations": {TARGET: "a.example.com"}},
+        "spec": {"listeners": [{"hostname": "a.example.com"}]}});
+    let route = json!({"metadata": {"name": "r", "annotations": {TARGET: "https://lb.example.com"}},
+        "spec": {"hostnames": ["a.example.com"]}});
+    let foreign = ingress(
+        &["a.example.com"],
+        json!({TARGET: "a,,b",
+        "external-dns.alpha.kubernetes.io/controller": "someone-else"}),
+    );
+    let table = [
+        ("", "Service", lb, Some("mixes an IP address (1.2.3.4)")),
+        (
+            "gateway.networking.k8s.io",
+            "Gateway",
+            gateway,
+            Some("write the host alone: lb.example.com"),
+        ),
+        // A Gateway's target serves its routes' hostnames, not its listeners' patterns.
+        ("gateway.networking.k8s.io", "Gateway", gateway_loop, None),
+        // external-dns reads a route's records' targets from its Gateway.
+        ("gateway.networking.k8s.io", "HTTPRoute", route, None),
+        // An object handed to another controller is not read at all.
+        ("networking.k8s.io", "Ingress", foreign, None),
+        (
+            "networking.k8s.io",
+            "Ingress",
+            ingress(&["App.example.com"], json!({TARGET: "app.example.com."})),
+            Some("is a hostname of this object: the CNAME record of \"App.example.com\""),
+        ),
+        (
+            "networking.k8s.io",
+            "Ingress",
+            ingress(&["a.example.com"], json!({TARGET: "lb.example.com"})),
+            None,
+        ),
+        (
+            "networking.k8s.io",
+            "Ingress",
+            ingress(&["a.example.com"], json!({TARGET: ""})),
+            None,
+        ),
+    ];
+    for (group, kind, object, want) in table {
+        let d = validate_kind(RULES, group, kind, "default", &object);
+        let field = format!("metadata.annotations[{TARGET:?}]");
+        match want {
+            Some(text) => {
+                assert_eq!(
+                    reasons(&d),
+                    [(field, Reason::AnnotationInvalid)],
+                    "{kind} {object}"
+                );
+                assert!(
+                    d.violations[0].message.contains(text),
+                    "{}",
+                    d.violations[0].message
+                );
+            }
+            None => assert!(d.allowed, "{kind} {object}: {:?}", d.violations),
+        }
+    }
+}
+
+#[test]
 fn interior_spaces_in_an_annotation_item_are_denied_with_what_external_dns_would_publish() {
     let d = validate_ingress(
         RULES,
@@ -906,21 +976,34 @@ fn mutation_judges_only_what_it_injects() {
     // annotation (outside the filters) is validation's business, not mutation's.
     // A TTL made of the Service's name ("api"): a fixed "sixty" is refused with the rules.
     let text = RULES.replace("ttl: \"60\"", "ttl: \"{name}\"");
-    let mut svc = lb_service(None);
-    svc["metadata"]["annotations"] =
-        json!({"external-dns.alpha.kubernetes.io/hostname": "x.other.org"});
+    let own = json!({"external-dns.alpha.kubernetes.io/hostname": "x.other.org"});
+    assert_blamed_injection(&text, Some(own), "ttl", "inject[0] of test");
+}
+
+#[test]
+fn an_injected_target_that_points_at_the_injected_hostname_is_blamed_on_its_rule() {
+    // The rule's hostname is `{name}.{namespace}.example.com`; a target made the same way makes
+    // its CNAME record point at itself.
+    let text = RULES.replace("ttl: \"60\"", "target: \"{name}.{namespace}.example.com\"");
+    assert_blamed_injection(&text, None, "target", "a hostname of this object");
+}
+
+/// Mutating a LoadBalancer Service with `annotations` in namespace `pay` under `rules_text` is
+/// refused for the injected annotation `external-dns.alpha.kubernetes.io/<name>` alone, blamed
+/// on its inject rule, with `needle` in the message.
+fn assert_blamed_injection(rules_text: &str, annotations: Option<Value>, name: &str, needle: &str) {
+    let svc = lb_service(annotations);
     let d = mutate(
-        &rules(&text),
+        &rules(rules_text),
         &req(Operation::Create, "", "Service", "pay", &tree(&svc), None),
     );
-    assert_eq!(
-        reasons(&d),
-        vec![(
-            r#"metadata.annotations["external-dns.alpha.kubernetes.io/ttl"]"#.to_string(),
-            Reason::AnnotationInvalid
-        )]
+    let field = format!("metadata.annotations[\"external-dns.alpha.kubernetes.io/{name}\"]");
+    assert_eq!(reasons(&d), vec![(field, Reason::AnnotationInvalid)]);
+    let message = &d.violations[0].message;
+    assert!(
+        message.contains("inject[0] of test") && message.contains(needle),
+        "{message}"
     );
-    assert!(d.violations[0].message.contains("inject[0] of test"));
 }
 
 #[test]

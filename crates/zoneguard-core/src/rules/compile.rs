@@ -407,7 +407,6 @@ fn inject_rule(
             "an inject rule needs at least one annotation",
         ));
     }
-    let reaches_ingress = doc.kinds.is_empty() || doc.kinds.iter().any(|k| k == "Ingress");
     for (key, template) in &doc.annotations {
         let path = base.key("annotations").key(key);
         if let Err(why) = check_annotation_key(key) {
@@ -419,7 +418,7 @@ fn inject_rule(
         };
         let checked = crate::mutation::check_template(template)
             .and_then(|()| check_size(key, template))
-            .and_then(|()| check_fixed_value(key, template, prefix, reaches_ingress));
+            .and_then(|()| check_fixed_value(key, template, prefix, &doc.kinds));
         if let Err(why) = checked {
             errors.push(CompileError::new(path, why));
         }
@@ -454,16 +453,18 @@ fn check_size(key: &str, template: &str) -> Result<(), String> {
 
 /// A value without placeholders that no object could be admitted with, whatever the domain
 /// filters (another rule source may add one, so those are judged per request): a `ttl`
-/// external-dns would ignore, a `hostname` / `internal-hostname` item that is no DNS name, or
-/// (when the rule reaches Ingresses) an `ingress-hostname-source` that external-dns does not
-/// know, under a standard prefix or `prefix`. A value with `{name}` or `{namespace}` is judged
+/// external-dns would ignore, a `hostname` / `internal-hostname` item that is no DNS name, a
+/// `target` it cannot publish (when the rule reaches a kind that reads one), or (when the rule
+/// reaches Ingresses) an `ingress-hostname-source` that external-dns does not know, under a
+/// standard prefix or `prefix`. A value with `{name}` or `{namespace}` is judged
 /// per request, once filled in.
 fn check_fixed_value(
     key: &str,
     value: &str,
     prefix: Option<&str>,
-    reaches_ingress: bool,
+    kinds: &[String],
 ) -> Result<(), String> {
+    let reaches = |kind: &str| kinds.is_empty() || kinds.iter().any(|k| k == kind);
     // `check_template` passed: every '{' opens a placeholder.
     if value.contains('{') {
         return Ok(());
@@ -495,7 +496,12 @@ fn check_fixed_value(
             }
             Ok(())
         }
-        Some("ingress-hostname-source") if reaches_ingress => {
+        Some("target") if ["Ingress", "Service", "Gateway"].into_iter().any(reaches) => {
+            crate::target::parse(value).map(drop).map_err(|problem| {
+                format!("{value:?} {}, {denied}; {}", problem.problem(), problem.fix())
+            })
+        }
+        Some("ingress-hostname-source") if reaches("Ingress") => {
             match annotation::HostnameSource::parse(Some(value)) {
                 Some(_) => Ok(()),
                 None => Err(format!("{value:?} is not a value external-dns knows (defined-hosts-only or annotation-only): external-dns would publish no DNS record for the Ingress, {denied}; write one of those two")),

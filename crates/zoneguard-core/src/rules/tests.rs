@@ -1290,7 +1290,7 @@ fn a_fixed_inject_value_that_no_object_could_pass_with_is_refused_with_the_rules
     };
     let alpha = "external-dns.alpha.kubernetes.io/";
     let new = "external-dns.kubernetes.io/";
-    let table: [(String, String, &str); 9] = [
+    let table: [(String, String, &str); 11] = [
         (format!("{alpha}ttl"), "0".into(), "is not a TTL external-dns accepts (it is outside 1..2147483647 seconds)"),
         (format!("{new}ttl"), "500ms".into(), "is not a TTL external-dns accepts"),
         (format!("{alpha}ttl"), "1d".into(), "write whole seconds such as \"300\""),
@@ -1300,6 +1300,8 @@ fn a_fixed_inject_value_that_no_object_could_pass_with_is_refused_with_the_rules
         (format!("{alpha}internal-hostname"), "a..example.com".into(), "is not a valid DNS name"),
         (format!("{alpha}hostname"), "a b.example.com".into(), "contains spaces: external-dns deletes them and would publish \"ab.example.com\""),
         (format!("{new}hostname"), "*.*.example.com".into(), "is not a valid DNS name"),
+        (format!("{alpha}target"), "lb.example.com,".into(), "\"lb.example.com,\" has an empty item [1] (a stray comma)"),
+        (format!("{new}target"), "a.example.com,b.example.com".into(), "names 2 DNS names"),
     ];
     for (key, value, needle) in table {
         let text = rule(&key, &value);
@@ -1315,7 +1317,7 @@ fn a_fixed_inject_value_that_no_object_could_pass_with_is_refused_with_the_rules
     }
     // Templates are judged per request; so are the domain filters (another source may add
     // one); keys external-dns does not read carry anything.
-    let accepted: [(String, &str); 8] = [
+    let accepted: [(String, &str); 10] = [
         (format!("{alpha}ttl"), "60"),
         (format!("{new}ttl"), "1h30m"),
         (format!("{alpha}ttl"), "{name}"),
@@ -1324,6 +1326,8 @@ fn a_fixed_inject_value_that_no_object_could_pass_with_is_refused_with_the_rules
         (format!("{alpha}hostname"), "a.example.com,,b.example.com"),
         (format!("{alpha}hostname"), "*.example.com"),
         ("example.com/ttl".to_string(), "0"),
+        (format!("{alpha}target"), "lb.example.com"),
+        (format!("{alpha}target"), "{name}.lb.example.com,1.2.3.4"),
     ];
     for (key, value) in accepted {
         let text = rule(&key, value);
