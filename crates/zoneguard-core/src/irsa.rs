@@ -364,7 +364,9 @@ fn web_identity(
 fn unknown(verdict: UnknownRole, s: &Subject<'_>, text: String, out: &mut Findings) {
     match verdict {
         UnknownRole::Deny => out.violations.push(s.violation(Reason::RoleUnknown, text)),
-        UnknownRole::Warn => out.warnings.push(Warning::new(text)),
+        UnknownRole::Warn => out
+            .warnings
+            .push(Warning::with_reason(Reason::RoleUnknown, text)),
         UnknownRole::Allow => {}
     }
 }

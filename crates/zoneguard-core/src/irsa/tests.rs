@@ -122,6 +122,8 @@ fn unavailable_gives_the_unknown_role_verdict_saying_why() {
         f.warnings[0].message.contains("cannot verify: zoneguard could not read the role from IAM (IAM did not answer within 1s)"),
         "{f:?}"
     );
+    // Warn mode's warning carries the reason code deny mode's violation would.
+    assert_eq!(f.warnings[0].reason, Some(Reason::RoleUnknown), "{f:?}");
     let f = run(&rules("  unknownRole: deny\n"), &facts);
     assert_eq!(reasons(&f), [Reason::RoleUnknown]);
     let f = run(&rules("  unknownRole: allow\n"), &facts);
