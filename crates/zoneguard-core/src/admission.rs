@@ -416,14 +416,28 @@ fn take_refused(
         let field = crate::annotation::field(&inj.key);
         let before = faults.len();
         for v in after.violations.iter().filter(|v| v.field.starts_with(&field)) {
+            let rule = rules.inject_rule_name(inj.rule);
+            let what = injected_fault(v, &inj.value);
             faults.push(Violation {
-                message: format!("the inject rule {} would set {field} to {:?}, which the rules themselves refuse ({}): {}; ask the platform team to fix that inject rule, or set the annotation on this object yourself (an inject rule adds only what is missing)", rules.inject_rule_name(inj.rule), inj.value, v.reason, v.message),
+                message: format!("the inject rule {rule} would set {field} to {:?}, which the rules themselves refuse: {what}; ask the platform team to fix that inject rule, or set the annotation on this object yourself (an inject rule adds only what is missing)", inj.value),
                 ..v.clone()
             });
         }
         faults.len() == before
     });
     faults
+}
+
+/// What is wrong with an injected `value`, from violation `v` of it, without the field and
+/// value the blame already names: "it is outside …" for the whole value, `"<name>" is …` for
+/// one name made of it (a list item, an SRV name).
+fn injected_fault(v: &Violation, value: &str) -> String {
+    let subject = format!("{} {:?} ", v.field, v.value);
+    match v.message.strip_prefix(&subject) {
+        Some(rest) if v.value == value => format!("it {rest}"),
+        Some(rest) => format!("{:?} {rest}", v.value),
+        None => v.message.clone(),
+    }
 }
 
 #[cfg(test)]

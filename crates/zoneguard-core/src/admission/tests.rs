@@ -988,6 +988,38 @@ fn an_injected_target_that_points_at_the_injected_hostname_is_blamed_on_its_rule
     assert_blamed_injection(&text, None, "target", "a hostname of this object");
 }
 
+#[test]
+fn an_injected_value_s_fault_is_told_without_its_field_and_value_again() {
+    let violation = |field: &str, value: &str, message: &str| Violation {
+        field: field.into(),
+        value: value.into(),
+        reason: Reason::HostnameOutsideFilters,
+        message: message.into(),
+    };
+    let ann = r#"metadata.annotations["external-dns.alpha.kubernetes.io/hostname"]"#;
+    let item = format!("{ann}[1]");
+    let table = [
+        (
+            violation(ann, "a.org", &format!("{ann} \"a.org\" is outside")),
+            "a.org",
+            "it is outside",
+        ),
+        (
+            violation(&item, "b.org", &format!("{item} \"b.org\" is outside")),
+            "a.example.com,b.org",
+            "\"b.org\" is outside",
+        ),
+        (
+            violation(ann, "a.org", "another shape"),
+            "a.org",
+            "another shape",
+        ),
+    ];
+    for (v, value, want) in table {
+        assert_eq!(injected_fault(&v, value), want);
+    }
+}
+
 /// Mutating a LoadBalancer Service with `annotations` in namespace `pay` under `rules_text` is
 /// refused for the injected annotation `external-dns.alpha.kubernetes.io/<name>` alone, blamed
 /// on its inject rule, with `needle` in the message.
@@ -1440,7 +1472,7 @@ fn a_blamed_inject_rule_is_named_by_its_source_and_its_index_there() {
     assert_eq!(d.violations.len(), table.len(), "{d:?}");
     for (v, (start, reason)) in d.violations.iter().zip(table) {
         assert!(v.message.starts_with(start), "{}", v.message);
-        assert!(v.message.contains(&format!("({reason})")), "{}", v.message);
+        assert_eq!(v.reason.as_str(), reason, "{}", v.message);
         assert!(!v.message.contains("#2"), "{}", v.message);
     }
 }
