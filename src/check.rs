@@ -2,6 +2,7 @@
 
 mod ingress_class;
 mod input_error;
+mod input_warning;
 mod kinds;
 mod live;
 mod manifest;
@@ -9,6 +10,7 @@ mod report;
 mod rule_files;
 
 use input_error::{Input, InputError};
+use input_warning::InputWarning;
 use manifest::Object;
 use report::{Checked, Outcome, Skipped};
 use serde_json::Value;
@@ -67,9 +69,10 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> ExitCode {
-    let rules = match load_rules(&args.rules) {
+    let (rules, warnings) = load_rules(&args.rules);
+    let rules = match rules {
         Ok(r) => r,
-        Err(errors) => return unusable(args.output, errors),
+        Err(errors) => return unusable(args.output, errors, &warnings),
     };
     let (mut objects, mut errors) = (Vec::new(), Vec::new());
     for path in &args.paths {
@@ -89,6 +92,7 @@ pub fn run(args: Args) -> ExitCode {
             return unusable(
                 args.output,
                 vec![InputError::new(Input::Iam, source, None, format!("{e:#}"))],
+                &warnings,
             );
         }
     };
@@ -100,7 +104,11 @@ pub fn run(args: Args) -> ExitCode {
         &mut errors,
         live.as_ref(),
     );
-    report::print(args.output, Some(rules.enforcement), &outcome, &errors);
+    let inputs = report::Inputs {
+        errors: &errors,
+        warnings: &warnings,
+    };
+    report::print(args.output, Some(rules.enforcement), &outcome, inputs);
     if !errors.is_empty() {
         ExitCode::from(2)
     } else if outcome.results.iter().any(|r| !r.decision.allowed) {
@@ -110,10 +118,18 @@ pub fn run(args: Args) -> ExitCode {
     }
 }
 
-/// Exit 2 before any object is checked: the errors on stderr, and in JSON mode a report with
-/// them and nothing checked.
-fn unusable(format: report::Format, errors: Vec<InputError>) -> ExitCode {
-    report::print(format, None, &report::Outcome::default(), &errors);
+/// Exit 2 before any object is checked: the errors (and the warnings) on stderr, and in JSON
+/// mode a report with them and nothing checked.
+fn unusable(
+    format: report::Format,
+    errors: Vec<InputError>,
+    warnings: &[InputWarning],
+) -> ExitCode {
+    let inputs = report::Inputs {
+        errors: &errors,
+        warnings,
+    };
+    report::print(format, None, &report::Outcome::default(), inputs);
     ExitCode::from(2)
 }
 
@@ -134,27 +150,35 @@ fn no_objects(paths: &[String]) -> InputError {
     InputError::new(Input::Manifests, None, None, message)
 }
 
-/// The rules of every `--rules` file combined; warnings go to stderr.
-/// A file that gives no rules does not keep the others' errors from being reported.
-fn load_rules(paths: &[String]) -> Result<RuleSet, Vec<InputError>> {
-    let read = rule_files::read_all(paths);
-    for w in &read.warnings {
-        eprintln!("zoneguard check: rules: warning: {w}");
-    }
-    let sources: Vec<RuleSource<'_>> = read
-        .texts
+/// The rules of every `--rules` file combined, or what keeps them from use; and, either way,
+/// the warnings about the files. A file that gives no rules does not keep the others' errors
+/// from being reported.
+fn load_rules(paths: &[String]) -> (Result<RuleSet, Vec<InputError>>, Vec<InputWarning>) {
+    let rule_files::RuleTexts {
+        texts,
+        warnings,
+        errors,
+    } = rule_files::read_all(paths);
+    (combine(&texts, errors), warnings)
+}
+
+/// The rules of the documents `texts`, or every error in them beside `errors`, the files' own.
+fn combine(
+    texts: &[rule_files::RuleText],
+    mut errors: Vec<InputError>,
+) -> Result<RuleSet, Vec<InputError>> {
+    let sources: Vec<RuleSource<'_>> = texts
         .iter()
         .map(|t| RuleSource {
             name: &t.name,
             text: &t.text,
         })
         .collect();
-    let mut errors = read.errors;
     match RuleSet::from_sources(&sources) {
         Ok(rules) if errors.is_empty() => Ok(rules),
         Ok(_) => Err(errors),
         Err(errs) => {
-            errors.extend(errs.into_iter().map(|e| rules_error(e, &read.texts)));
+            errors.extend(errs.into_iter().map(|e| rules_error(e, texts)));
             Err(errors)
         }
     }

@@ -446,10 +446,69 @@ fn rule_configmaps_as_the_cluster_holds_them_give_the_verdicts_of_the_rules_file
         check("tests/fixtures/check/rules-configmaps.yaml"),
     );
     assert_eq!(configmaps.status.code(), Some(1));
-    assert_eq!(json_of(&configmaps), json_of(&file));
+    let (mut from_configmaps, from_file) = (json_of(&configmaps), json_of(&file));
+    let warnings = from_configmaps["warnings"].take();
+    from_configmaps["warnings"] = serde_json::json!([]);
+    assert_eq!(from_configmaps, from_file);
+    let message = "ConfigMap zoneguard/zoneguard-rules-draft has data[\"rules.yaml\"] but not the label zoneguard.io/rules: \"true\", so zoneguard serve would not read it; not used";
+    let source = "tests/fixtures/check/rules-configmaps.yaml";
+    assert_eq!(
+        warnings,
+        serde_json::json!([{"message": message, "source": source}])
+    );
     assert_eq!(
         String::from_utf8_lossy(&configmaps.stderr),
-        "zoneguard check: rules: warning: tests/fixtures/check/rules-configmaps.yaml: ConfigMap zoneguard/zoneguard-rules-draft has data[\"rules.yaml\"] but not the label zoneguard.io/rules: \"true\", so zoneguard serve would not read it; not used\n"
+        format!("zoneguard check: rules: warning: {source}: {message}\n")
+    );
+}
+
+#[test]
+fn warnings_about_the_rules_files_are_in_the_json_document_and_unchanged_on_stderr() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let configmap = |name: &str, namespace: &str, labels: &str| {
+        format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: {name}, namespace: {namespace}, labels: {{{labels}}}}}\ndata: {{rules.yaml: 'domainFilters: [example.com]'}}\n")
+    };
+    let label = "zoneguard.io/rules: \"true\"";
+    let text = [
+        configmap("a", "zoneguard", label),
+        configmap("b", "elsewhere", label),
+        configmap("forgot", "zoneguard", ""),
+    ]
+    .join("---\n");
+    let rules = rules_file(&dir, &text);
+    let unlabelled = "ConfigMap zoneguard/forgot has data[\"rules.yaml\"] but not the label zoneguard.io/rules: \"true\", so zoneguard serve would not read it; not used";
+    let namespaces = "rule ConfigMaps from 2 namespaces (elsewhere, zoneguard) are combined here, while zoneguard serve reads those of one namespace (--rules-namespace); give check the ConfigMaps of that one alone to judge as the cluster does";
+    let stderr = format!("zoneguard check: rules: warning: {rules}: {unlabelled}\nzoneguard check: rules: warning: {namespaces}\n");
+    let json = serde_json::json!([
+        {"message": unlabelled, "source": rules},
+        {"message": namespaces},
+    ]);
+    let ingress = b"apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: web}\nspec: {rules: [{host: a.example.com}]}\n";
+    let cases: [(&str, &[u8], i32); 2] = [
+        ("rules that are used", ingress, 0),
+        ("manifests that are not", b"kind: [\n", 2),
+    ];
+    for (what, stdin, code) in cases {
+        let out = zoneguard(
+            &["check", "--rules", &rules, "--output", "json", "-"],
+            Some(stdin),
+        );
+        assert_exit(&out, code);
+        assert_eq!(json_of(&out)["warnings"], json, "{what}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.starts_with(&stderr), "{what}: {err}");
+        let text = zoneguard(&["check", "--rules", &rules, "-"], Some(stdin));
+        assert_eq!(String::from_utf8_lossy(&text.stderr), err, "{what}");
+        let stdout = String::from_utf8_lossy(&text.stdout);
+        assert!(!stdout.contains("warning"), "{what}: text stdout: {stdout}");
+    }
+    let keyless = rules_file(&dir, &(text + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: zoneguard, labels: {zoneguard.io/rules: \"true\"}}\n"));
+    let (code, doc) = json_doc(&["--rules", &keyless, "-"], Some(ingress));
+    assert_eq!(code, Some(2), "{doc}");
+    assert_eq!(doc["enforcement"], Value::Null, "{doc}");
+    assert_eq!(
+        doc["warnings"], json,
+        "unusable rules keep their warnings: {doc}"
     );
 }
 

@@ -1,6 +1,7 @@
 //! `zoneguard check` output: text for CI logs, JSON for tools.
 
 use super::input_error::{Input, InputError};
+use super::input_warning::InputWarning;
 use serde::Serialize;
 use serde_json::Value;
 use zoneguard_core::admission::Decision;
@@ -37,16 +38,22 @@ pub struct Outcome {
     pub skipped: Vec<Skipped>,
 }
 
-/// Prints the report: errors on stderr for humans; in JSON mode one document on stdout
-/// whatever happened, errors included; in text mode the results (none when the rules are
+/// What the report says of the inputs themselves: what kept some from use, and warnings about
+/// the rules files.
+#[derive(Clone, Copy)]
+pub struct Inputs<'a> {
+    pub errors: &'a [InputError],
+    pub warnings: &'a [InputWarning],
+}
+
+/// Prints the report: warnings and errors on stderr for humans; in JSON mode one document on
+/// stdout whatever happened, both included; in text mode the results (none when the rules are
 /// unusable, `enforcement` `None`).
-pub fn print(
-    format: Format,
-    enforcement: Option<Enforcement>,
-    outcome: &Outcome,
-    errors: &[InputError],
-) {
-    for e in errors {
+pub fn print(format: Format, enforcement: Option<Enforcement>, outcome: &Outcome, inputs: Inputs) {
+    for w in inputs.warnings {
+        eprintln!("zoneguard check: rules: warning: {w}");
+    }
+    for e in inputs.errors {
         match e.input {
             Input::Rules => eprintln!("zoneguard check: rules: {e}"),
             Input::Manifests | Input::Iam => eprintln!("zoneguard check: {e}"),
@@ -55,7 +62,7 @@ pub fn print(
     match format {
         Format::Json => println!(
             "{}",
-            serde_json::to_string_pretty(&to_json(enforcement, outcome, errors))
+            serde_json::to_string_pretty(&to_json(enforcement, outcome, inputs))
                 .unwrap_or_default()
         ),
         Format::Text if enforcement.is_some() => print!("{}", to_text(outcome)),
@@ -71,6 +78,9 @@ pub struct Report<'a> {
     results: Vec<ResultJson<'a>>,
     skipped: Vec<SkippedJson<'a>>,
     errors: &'a [InputError],
+    /// Warnings about the rules files (a ConfigMap with rules but not the label, rule
+    /// ConfigMaps of several namespaces), which the results' own warnings do not hold.
+    warnings: &'a [InputWarning],
     summary: Summary,
 }
 
@@ -138,8 +148,9 @@ fn warnings_json(warnings: &[Warning]) -> Vec<WarningJson<'_>> {
 pub fn to_json<'a>(
     enforcement: Option<Enforcement>,
     outcome: &'a Outcome,
-    errors: &'a [InputError],
+    inputs: Inputs<'a>,
 ) -> Report<'a> {
+    let Inputs { errors, warnings } = inputs;
     let results = outcome.results.iter().map(|r| {
         let d = &r.decision;
         ResultJson {
@@ -175,6 +186,7 @@ pub fn to_json<'a>(
         results: results.collect(),
         skipped: skipped.collect(),
         errors,
+        warnings,
         summary: Summary {
             checked: outcome.results.len(),
             admitted: outcome.results.len() - denied,

@@ -2,6 +2,7 @@
 //! Kubernetes objects (a GitOps repository's manifests, `kubectl get configmaps -o yaml`).
 
 use super::input_error::{io_words, InputError};
+use super::input_warning::InputWarning;
 use super::manifest::{self, Object};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -29,7 +30,7 @@ pub struct RuleText {
 #[derive(Debug, Default)]
 pub struct RuleTexts {
     pub texts: Vec<RuleText>,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<InputWarning>,
     pub errors: Vec<InputError>,
 }
 
@@ -94,7 +95,7 @@ pub fn read_all(paths: &[String]) -> RuleTexts {
     }
     if namespaces.len() > 1 {
         let listed: Vec<&str> = namespaces.iter().map(String::as_str).collect();
-        out.warnings.push(format!("rule ConfigMaps from {} namespaces ({}) are combined here, while zoneguard serve reads those of one namespace (--rules-namespace); give check the ConfigMaps of that one alone to judge as the cluster does", listed.len(), listed.join(", ")));
+        out.warnings.push(InputWarning::overall(format!("rule ConfigMaps from {} namespaces ({}) are combined here, while zoneguard serve reads those of one namespace (--rules-namespace); give check the ConfigMaps of that one alone to judge as the cluster does", listed.len(), listed.join(", "))));
     }
     out.texts.extend(configmaps.into_values());
     out
@@ -152,7 +153,7 @@ impl<'a> ConfigMap<'a> {
                 e.config_map = Some(self.at());
                 out.errors.push(e);
             }
-            (false, Ok(_)) => out.warnings.push(format!("{path}: {shown} has data[{RULES_KEY:?}] but not the label {RULES_LABEL}: \"true\", so zoneguard serve would not read it; not used")),
+            (false, Ok(_)) => out.warnings.push(InputWarning::in_file(path, format!("{shown} has data[{RULES_KEY:?}] but not the label {RULES_LABEL}: \"true\", so zoneguard serve would not read it; not used"))),
             (false, Err(_)) => {}
         }
         None
@@ -261,12 +262,14 @@ mod tests {
         let read = ok(read_all(&[file(&dir, "r.yaml", &text)]));
         assert_eq!(read.texts.len(), 2);
         assert_eq!(read.warnings.len(), 1, "{:?}", read.warnings);
+        let warning = &read.warnings[0];
         assert!(
-            read.warnings[0]
+            warning
+                .message
                 .starts_with("rule ConfigMaps from 2 namespaces (elsewhere, zoneguard)"),
-            "{}",
-            read.warnings[0]
+            "{warning}"
         );
+        assert_eq!(warning.source, None, "it is about the files together");
     }
 
     #[test]
@@ -290,15 +293,19 @@ mod tests {
             configmap("forgot", "", "rules.yaml: 'domainFilters: [x.example]'"),
         ]
         .join("---\n");
-        let read = ok(read_all(&[file(&dir, "r.yaml", &text)]));
+        let path = file(&dir, "r.yaml", &text);
+        let read = ok(read_all(std::slice::from_ref(&path)));
         assert_eq!(read.texts.len(), 1);
         assert_eq!(read.warnings.len(), 1);
+        let warning = &read.warnings[0];
         assert!(
-            read.warnings[0].contains("ConfigMap zoneguard/forgot")
-                && read.warnings[0].contains("zoneguard serve would not read it"),
-            "{}",
-            read.warnings[0]
+            warning.message.starts_with("ConfigMap zoneguard/forgot")
+                && warning
+                    .message
+                    .contains("zoneguard serve would not read it"),
+            "{warning}"
         );
+        assert_eq!(warning.source, Some(path));
     }
 
     #[test]
