@@ -1,5 +1,6 @@
 //! `zoneguard check`: the webhook's admission, offline, on manifests.
 
+mod ingress_api;
 mod ingress_class;
 mod input_error;
 mod input_warning;
@@ -252,6 +253,10 @@ fn check_objects(
             let core_says = |w: &Warning| w.message.starts_with(source::NO_INGRESS_CLASS);
             decision.warnings.retain(|w| !core_says(w));
             decision.warnings.push(Warning::new(warning));
+        }
+        if ingress {
+            let removed = ingress_api::removed_version_warning(&meta.api_version);
+            decision.warnings.extend(removed.map(Warning::new));
         }
         outcome.results.push(Checked {
             file: object.file.clone(),

@@ -1167,3 +1167,39 @@ fn zoneguard_rules_takes_several_files_comma_separated() {
     let doc = json_of(&out);
     assert_eq!(doc["enforcement"], "warn", "both files read: {doc}");
 }
+
+#[test]
+fn an_ingress_of_an_api_version_no_longer_served_is_checked_with_a_warning_to_write_v1() {
+    let ingress = |api_version: &str, host: &str| {
+        format!("apiVersion: {api_version}\nkind: Ingress\nmetadata: {{name: web, namespace: team-a}}\nspec: {{rules: [{{host: {host}}}]}}\n")
+    };
+    let table = [
+        (
+            "networking.k8s.io/v1beta1",
+            "web.team-a.example.com",
+            0,
+            true,
+        ),
+        ("extensions/v1beta1", "login.example.com", 1, true),
+        ("networking.k8s.io/v1", "web.team-a.example.com", 0, false),
+    ];
+    for (api_version, host, code, warned) in table {
+        let manifest = ingress(api_version, host);
+        let (got, _, results) = check_json(RULES, &manifest);
+        assert_eq!(got, Some(code), "{api_version}: {results:?}");
+        assert_eq!(results.len(), 1, "{api_version}: still checked");
+        let messages: Vec<&str> = results[0]["warnings"]
+            .as_array()
+            .expect("warnings")
+            .iter()
+            .filter_map(|w| w["message"].as_str())
+            .collect();
+        let removed = format!("apiVersion {api_version} is no longer served for Ingress since Kubernetes 1.22, so kubectl apply refuses this object (zoneguard checked it as written); write apiVersion: networking.k8s.io/v1, in which spec.backend becomes spec.defaultBackend");
+        let found = messages.iter().any(|m| m.starts_with(&removed));
+        assert_eq!(found, warned, "{api_version}: {messages:?}");
+        let text = zoneguard(&["check", "--rules", RULES, "-"], Some(manifest.as_bytes()));
+        let stdout = String::from_utf8_lossy(&text.stdout);
+        let line = format!("\n  warning: {removed}");
+        assert_eq!(stdout.contains(&line), warned, "{api_version}: {stdout}");
+    }
+}
