@@ -107,7 +107,8 @@ struct ResultJson<'a> {
     patch: &'a [AddOp],
 }
 
-/// A warning: its message, and its reason code where it has one (`role-unverifiable`).
+/// A warning: its message, and its reason code where it has one (`role-unverifiable`,
+/// `role-unknown`).
 #[derive(Serialize)]
 struct WarningJson<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
