@@ -167,6 +167,10 @@ pub fn read_bytes(file: &str, bytes: &[u8], out: &mut Vec<Object>, errors: &mut 
             return;
         }
     };
+    if let Some(documents) = json_stream(text) {
+        read_json_stream(file, text, documents, out, errors);
+        return;
+    }
     // Before the parser proper: it keeps the last of a repeated key, takes minutes over deep
     // nesting, and builds every copy aliases make.
     let survey = yaml::survey_stream(text, yaml::MANIFEST_MAX_DEPTH);
@@ -190,6 +194,52 @@ pub fn read_bytes(file: &str, bytes: &[u8], out: &mut Vec<Object>, errors: &mut 
                 return;
             }
         }
+    }
+}
+
+/// A stream of several JSON objects (`{…}{…}`, or one a line), which kubectl applies and YAML
+/// cannot read: kubectl reads input that starts with `{` as JSON. Each object with the end of
+/// its text in `text`. Anything else, a single JSON document included, is left to the YAML
+/// reader, as kubectl (1.33 and later) falls back to YAML for `{`-led text JSON cannot read (a
+/// trailing comma, a comment).
+fn json_stream(text: &str) -> Option<Vec<(Value, usize)>> {
+    if !text.trim_start().starts_with('{') {
+        return None;
+    }
+    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<Value>();
+    let mut documents = Vec::new();
+    while let Some(value) = stream.next() {
+        let value = value.ok().filter(Value::is_object)?;
+        documents.push((value, stream.byte_offset()));
+    }
+    (documents.len() > 1).then_some(documents)
+}
+
+/// The objects of a JSON stream, each first surveyed as the YAML documents are (a repeated
+/// key, which JSON's reader would pass over keeping the last, is unusable input at its line).
+fn read_json_stream(
+    file: &str,
+    text: &str,
+    documents: Vec<(Value, usize)>,
+    out: &mut Vec<Object>,
+    errors: &mut Vec<InputError>,
+) {
+    let mut start = 0;
+    for (i, (value, end)) in documents.into_iter().enumerate() {
+        // Padded with the lines before it, so the survey's line numbers are the file's.
+        let before = text[..start].matches('\n').count();
+        let padded = "\n".repeat(before) + &text[start..end];
+        let survey = yaml::survey_stream(&padded, yaml::MANIFEST_MAX_DEPTH);
+        if let Some(flaw) = &survey.flaw {
+            errors.push(flaw_error(file, i + 1, flaw));
+            return;
+        }
+        let place = Place {
+            document: i + 1,
+            items: Vec::new(),
+        };
+        push_object(file, place, value, out, errors);
+        start = end;
     }
 }
 
@@ -490,6 +540,41 @@ mod tests {
         assert!(errors[0]
             .message
             .starts_with("document 2, items[0], items[0] is not"));
+    }
+
+    #[test]
+    fn a_stream_of_json_objects_is_read_as_kubectl_reads_it() {
+        let svc = |name: &str| {
+            format!(r#"{{"apiVersion":"v1","kind":"Service","metadata":{{"name":"{name}"}}}}"#)
+        };
+        let table = [
+            (format!("{}{}", svc("a"), svc("b")), vec!["a", "b"]),
+            (format!("{}\n{}\n", svc("a"), svc("b")), vec!["a", "b"]),
+            (format!("  {}", svc("a")), vec!["a"]),
+            // Not JSON: YAML reads a trailing comma in a flow mapping, as kubectl 1.33+ does.
+            (
+                r#"{"apiVersion":"v1","kind":"Service","metadata":{"name":"a"},}"#.to_string(),
+                vec!["a"],
+            ),
+        ];
+        for (text, names) in table {
+            let (objects, errors) = read(&text);
+            assert!(errors.is_empty(), "{text}: {errors:?}");
+            let got: Vec<&str> = objects
+                .iter()
+                .map(|o| o.value["metadata"]["name"].as_str().unwrap_or(""))
+                .collect();
+            assert_eq!(got, names, "{text}");
+        }
+        // A key repeated in the stream's second object is refused at its line.
+        let text = format!("{}\n{{\"kind\":\"Service\",\n\"kind\":\"Pod\"}}", svc("a"));
+        let (_, errors) = read(&text);
+        let shown: Vec<String> = errors.iter().map(ToString::to_string).collect();
+        assert_eq!(errors.len(), 1, "{shown:?}");
+        assert!(
+            shown[0].contains(":3:") && shown[0].contains("document 2: duplicate key `kind`"),
+            "{shown:?}"
+        );
     }
 
     #[test]

@@ -739,6 +739,16 @@ audit() {
 check "zoneguard check on the cluster's rule ConfigMaps finds the Ingress the edit left outside" fail \
   "Ingress default/site: DENIED" '"site.example.org" is outside' "[hostname-outside-filters]" \
   "Ingress default/web: admitted" "not:zoneguard check:" "not:kube-system" "not: zoneguard/" -- audit
+# A stream of JSON objects, one after another (as `jq '.items[]'` writes them): kubectl applies
+# each, and zoneguard check reads each, with the same verdicts.
+json_stream() { local h; for h in "$@"; do kc create --dry-run=client -o json -f - < <(ingress default "${h%%.*}" "$h"); done; }
+json_stream jsa.example.com jsb.example.net >"$WORK/stream.json"
+check "kubectl applies a stream of JSON objects: the first admitted, the second denied" fail \
+  "ingress.networking.k8s.io/jsa created (server dry run)" "$DENIED" "jsb.example.net" -- \
+  kc apply --dry-run=server -f "$WORK/stream.json"
+check "zoneguard check reads the same stream with the same verdicts" fail \
+  "Ingress default/jsa: admitted" "Ingress default/jsb: DENIED" "2 checked: 1 admitted, 1 denied" -- \
+  "$ZONEGUARD_BIN" check --rules "$WORK/rules-in-force.yaml" "$WORK/stream.json"
 # class_ingress NAME HOST CLASS [KEY=VALUE]: `ingress default NAME HOST` of that ingress class,
 # with the annotation KEY=VALUE.
 class_ingress() {
