@@ -160,7 +160,12 @@ fn load_rules(paths: &[String]) -> (Result<RuleSet, Vec<InputError>>, Vec<InputW
         warnings,
         errors,
     } = rule_files::read_all(paths);
-    (combine(&texts, errors), warnings)
+    let mut warnings = warnings;
+    let rules = combine(&texts, errors).inspect(|rules| {
+        let of_rules = rules.warnings.iter().map(|w| rules_warning(w, &texts));
+        warnings.extend(of_rules);
+    });
+    (rules, warnings)
 }
 
 /// The rules of the documents `texts`, or every error in them beside `errors`, the files' own.
@@ -182,6 +187,20 @@ fn combine(
             errors.extend(errs.into_iter().map(|e| rules_error(e, texts)));
             Err(errors)
         }
+    }
+}
+
+/// A warning of the rules' text as check reports it, placed as [`rules_error`] places an error.
+fn rules_warning(w: &RulesError, texts: &[rule_files::RuleText]) -> InputWarning {
+    let text = texts.iter().find(|t| t.name == w.source_name);
+    InputWarning {
+        config_map: text.and_then(|t| t.config_map.clone()),
+        line: Some(w.line).filter(|l| *l > 0),
+        key: Some(w.key.clone()),
+        ..InputWarning::in_file(
+            text.map_or(w.source_name.as_str(), |t| t.file.as_str()),
+            w.message.clone(),
+        )
     }
 }
 

@@ -512,6 +512,23 @@ fn warnings_about_the_rules_files_are_in_the_json_document_and_unchanged_on_stde
     );
 }
 
+#[test]
+fn valid_rules_that_do_not_do_what_they_look_meant_to_are_warned_about_at_their_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let configmap = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: base, namespace: zoneguard, labels: {zoneguard.io/rules: \"true\"}}\ndata:\n  rules.yaml: |\n    domainFilters:\n      - example.com\n      - \"*.example.org\"\n";
+    let rules = rules_file(&dir, configmap);
+    let message = "\"*.example.org\" is a domain, not a pattern: external-dns compares name suffixes, so it matches the wildcard name *.example.org and the names under it alone, not a.example.org; to admit every name under example.org write example.org";
+    let ingress = b"apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: web}\nspec: {rules: [{host: a.example.com}]}\n";
+    let (code, doc) = json_doc(&["--rules", &rules, "-"], Some(ingress));
+    assert_eq!(code, Some(0), "{doc}");
+    let want = serde_json::json!([{"message": message, "source": rules, "configMap": "zoneguard/base", "line": 3, "key": "domainFilters[1]"}]);
+    assert_eq!(doc["warnings"], want, "{doc}");
+    let text = zoneguard(&["check", "--rules", &rules, "-"], Some(ingress));
+    assert_exit(&text, 0);
+    let stderr = format!("zoneguard check: rules: warning: {rules}: ConfigMap zoneguard/base:3: domainFilters[1]: {message}\n");
+    assert_eq!(String::from_utf8_lossy(&text.stderr), stderr);
+}
+
 /// Writes rules under which external-dns reads only Ingresses of class `public`; their path.
 fn public_class_rules(dir: &tempfile::TempDir) -> String {
     rules_file(

@@ -76,9 +76,30 @@ impl InputError {
 /// `file[: ConfigMap ns/name][:line]: [key: ]message`.
 impl fmt::Display for InputError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if let Some(source) = &self.source {
+        let place = Place {
+            source: self.source.as_deref(),
+            config_map: self.config_map.as_deref(),
+            line: self.line,
+            key: self.key.as_deref(),
+        };
+        write!(f, "{place}{}", self.message)
+    }
+}
+
+/// Where in the inputs an error or a warning is, as stderr writes it before the message:
+/// `file[: ConfigMap ns/name][:line]: [key: ]`.
+pub struct Place<'a> {
+    pub source: Option<&'a str>,
+    pub config_map: Option<&'a str>,
+    pub line: Option<usize>,
+    pub key: Option<&'a str>,
+}
+
+impl fmt::Display for Place<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(source) = self.source {
             f.write_str(source)?;
-            if let Some(cm) = &self.config_map {
+            if let Some(cm) = self.config_map {
                 write!(f, ": ConfigMap {cm}")?;
             }
             if let Some(line) = self.line {
@@ -86,10 +107,10 @@ impl fmt::Display for InputError {
             }
             f.write_str(": ")?;
         }
-        if let Some(key) = &self.key {
+        if let Some(key) = self.key {
             write!(f, "{key}: ")?;
         }
-        f.write_str(&self.message)
+        Ok(())
     }
 }
 

@@ -13,14 +13,23 @@ pub struct InputWarning {
     /// The file it is about; `None` for a warning about several files together.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
+    /// The rule ConfigMap in `source` (`ns/name`) whose `rules.yaml` holds what it is about.
+    #[serde(rename = "configMap", skip_serializing_if = "Option::is_none")]
+    pub config_map: Option<String>,
+    /// The 1-based line in `source` (or the ConfigMap's `rules.yaml`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    /// The rules key path it is about.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
 }
 
 impl InputWarning {
     /// A warning about the file `source`.
     pub fn in_file(source: &str, message: impl Into<String>) -> Self {
         Self {
-            message: message.into(),
             source: Some(source.to_string()),
+            ..Self::overall(message)
         }
     }
 
@@ -29,16 +38,24 @@ impl InputWarning {
         Self {
             message: message.into(),
             source: None,
+            config_map: None,
+            line: None,
+            key: None,
         }
     }
 }
 
-/// As stderr shows it, after `zoneguard check: rules: warning: `: `[file: ]message`.
+/// As stderr shows it, after `zoneguard check: rules: warning: `: as an error of the same
+/// place is shown (`file[: ConfigMap ns/name][:line]: [key: ]message`).
 impl fmt::Display for InputWarning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if let Some(source) = &self.source {
-            write!(f, "{source}: ")?;
-        }
+        let place = super::input_error::Place {
+            source: self.source.as_deref(),
+            config_map: self.config_map.as_deref(),
+            line: self.line,
+            key: self.key.as_deref(),
+        };
+        write!(f, "{place}")?;
         f.write_str(&self.message)
     }
 }
@@ -56,6 +73,16 @@ mod tests {
                 r#"{"message":"odd","source":"r.yaml"}"#,
             ),
             (InputWarning::overall("odd"), "odd", r#"{"message":"odd"}"#),
+            (
+                InputWarning {
+                    config_map: Some("zoneguard/rules".into()),
+                    line: Some(3),
+                    key: Some("domainFilters[1]".into()),
+                    ..InputWarning::in_file("cm.yaml", "odd")
+                },
+                "cm.yaml: ConfigMap zoneguard/rules:3: domainFilters[1]: odd",
+                r#"{"message":"odd","source":"cm.yaml","configMap":"zoneguard/rules","line":3,"key":"domainFilters[1]"}"#,
+            ),
         ];
         for (warning, text, json) in table {
             assert_eq!(warning.to_string(), text);

@@ -75,6 +75,9 @@ impl RulesStore {
         let generation = self.generation.fetch_add(1, Ordering::SeqCst) + 1;
         let loaded_at = SystemTime::now();
         tracing::info!(generation, source = origin.label(), rules = %description, "rule set loaded");
+        for warning in &rules.warnings {
+            tracing::warn!(generation, source = origin.label(), %warning, "the rules in force have a setting that does not do what it looks meant to");
+        }
         self.current.store(Some(Arc::new(LoadedRules {
             rules,
             generation,

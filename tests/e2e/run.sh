@@ -728,6 +728,10 @@ check "rule ConfigMap edited" ok "configmap/zoneguard-rules-extra configured" --
 io_in_org_out() { admitted_dry www www.example.io && denied_dry www www.example.org; }
 takes_effect "a rule ConfigMap edit takes effect without a restart" \
   "example.io not admitted or example.org not refused" io_in_org_out
+check "a rule ConfigMap edit with a domain filter written as a pattern is admitted with a warning at its line" ok \
+  "configmap/zoneguard-rules-extra configured (server dry run)" "Warning:" \
+  'data["rules.yaml"] line 1: domainFilters[0]: "*.example.io" is a domain, not a pattern' -- \
+  apply --dry-run=server < <(rules_configmap zoneguard-rules-extra 'domainFilters: ["*.example.io"]')
 # The README's audit: zoneguard check on the rule ConfigMaps and the objects the cluster holds.
 audit() {
   kc get configmaps --namespace zoneguard --selector zoneguard.io/rules=true -o yaml \

@@ -7,6 +7,7 @@ mod combine;
 mod compile;
 pub mod document;
 mod iam;
+mod lint;
 pub(crate) mod locate;
 mod path;
 mod words;
@@ -58,6 +59,10 @@ pub struct RuleSet {
     pub irsa: Irsa,
     pub enforcement: Enforcement,
     pub exempt_namespaces: BTreeSet<String>,
+    /// What in the rules' text is valid but does not do what it looks meant to (a domain filter
+    /// that matches nothing, trust policies without `irsa.issuer`), each at its source, line
+    /// and key: warnings for whoever edits the rules, never a reason to refuse them.
+    pub warnings: Vec<RulesError>,
 }
 
 /// external-dns source flags.
@@ -248,10 +253,14 @@ impl RuleSet {
         let mut parsed = Vec::with_capacity(sources.len());
         let mut compiled = None;
         let mut errors = Vec::new();
+        let mut warnings = Vec::new();
+        let mut issuer_needed = Vec::new();
         for source in sources {
             match parse_doc(source) {
                 Ok(doc) => match compile::compile(&doc, &origins(source.name, doc.inject.len())) {
                     Ok(rules) => {
+                        warnings.extend(lint::lint(&doc).into_iter().map(|w| w.at(source)));
+                        issuer_needed.extend(lint::issuer_needed(&doc).map(|w| w.at(source)));
                         // Kept only when it is the whole rule set: another source's would
                         // hold its regexes while the next source and the merged set compile.
                         compiled = Some(rules).filter(|_| sources.len() == 1);
@@ -270,15 +279,22 @@ impl RuleSet {
             return Err(errors);
         }
         // One document is its own combination: it was compiled above, once.
-        if let (1, Some(rules)) = (sources.len(), compiled) {
-            return Ok(rules);
+        let mut rules = match (sources.len(), compiled) {
+            (1, Some(rules)) => rules,
+            _ => {
+                let (merged, origins) = combine::combine(parsed)?;
+                compile::compile(&merged, &origins).map_err(|errs| {
+                    errs.into_iter()
+                        .map(|e| attribute(e, &origins, sources))
+                        .collect::<Vec<_>>()
+                })?
+            }
+        };
+        if rules.irsa.issuer.is_none() {
+            warnings.extend(issuer_needed);
         }
-        let (merged, origins) = combine::combine(parsed)?;
-        compile::compile(&merged, &origins).map_err(|errs| {
-            errs.into_iter()
-                .map(|e| attribute(e, &origins, sources))
-                .collect()
-        })
+        rules.warnings = warnings;
+        Ok(rules)
     }
 
     /// One document, alone.

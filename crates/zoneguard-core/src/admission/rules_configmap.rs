@@ -71,10 +71,15 @@ pub fn validate(req: &Request<'_>, object: &Node<'_>, others: &[RuleSource<'_>])
             return decision;
         }
     };
-    let (mine, theirs) = errors_with_others(&me, text, others);
+    let (mine, theirs, warnings) = errors_with_others(&me, text, others);
     decision.warnings = theirs
         .iter()
         .map(|e| Warning::new(not_in_force(e)))
+        .chain(
+            warnings
+                .iter()
+                .map(|w| Warning::new(located(&field, &me, w))),
+        )
         .collect();
     if !mine.is_empty() {
         decision.allowed = false;
@@ -94,12 +99,13 @@ pub fn validate(req: &Request<'_>, object: &Node<'_>, others: &[RuleSource<'_>])
 /// The errors of the rules `text` of ConfigMap `me` combined with the other rule sources in
 /// force: this edit's own (its text alone, or a conflict it makes), and the others' (one broken
 /// on its own, or two in conflict), which keep this edit out of force until they are fixed but
-/// are not this edit's fault.
+/// are not this edit's fault. When there are none of its own, the warnings about its own text
+/// in the combined rules.
 fn errors_with_others(
     me: &str,
     text: &str,
     others: &[RuleSource<'_>],
-) -> (Vec<RulesError>, Vec<String>) {
+) -> (Vec<RulesError>, Vec<String>, Vec<RulesError>) {
     let mut theirs = Vec::new();
     let mut sources: Vec<RuleSource<'_>> = Vec::with_capacity(others.len() + 1);
     for other in others.iter().filter(|s| s.name != me) {
@@ -113,17 +119,22 @@ fn errors_with_others(
         }
     }
     sources.push(RuleSource { name: me, text });
-    let Err(errors) = RuleSet::from_sources(&sources) else {
-        return (Vec::new(), theirs);
+    let errors = match RuleSet::from_sources(&sources) {
+        Ok(rules) => {
+            let mut warnings = rules.warnings;
+            warnings.retain(|w| w.source_name == me);
+            return (Vec::new(), theirs, warnings);
+        }
+        Err(errors) => errors,
     };
     let (mine, conflicts): (Vec<_>, Vec<_>) = errors
         .into_iter()
         .partition(|e| e.source_name == me || e.message.contains(me));
     theirs.extend(conflicts.iter().map(ToString::to_string));
-    (mine, theirs)
+    (mine, theirs, Vec::new())
 }
 
-/// An error of this edit's rules as its denial says it: the ConfigMap is named once, before
+/// An error (or a warning) of this edit's rules as its denial says it: the ConfigMap is named once, before
 /// (`ConfigMap zoneguard/rules: data["rules.yaml"] line 3: regexDomainFilter: …`); an error
 /// another source is charged with keeps that source's name.
 fn located(field: &str, me: &str, e: &RulesError) -> String {

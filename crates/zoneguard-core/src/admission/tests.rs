@@ -921,6 +921,30 @@ fn an_injected_molecule_name_is_judged_on_the_label_molecule_reads() {
 }
 
 #[test]
+fn a_rules_configmap_edit_is_admitted_with_warnings_about_its_own_text_alone() {
+    let policies = "irsa:\n  source: iam\n";
+    let base = RuleSource {
+        name: "ConfigMap zoneguard/base",
+        text: "domainFilters: [\"bad domain.com\"]\n",
+    };
+    let d = review_rules_configmap(&rules(""), Operation::Update, "rules", policies, &[base]);
+    assert!(d.allowed, "{d:?}");
+    let texts = warning_texts(&d);
+    assert_eq!(texts.len(), 1, "{texts:?}");
+    assert!(
+        texts[0].starts_with(r#"data["rules.yaml"] line 2: irsa.source: irsa.issuer (this cluster's OIDC issuer URL) is not set"#),
+        "{texts:?}"
+    );
+    // The issuer set in another rule source: nothing to warn about.
+    let issuer = RuleSource {
+        name: "ConfigMap zoneguard/base",
+        text: "irsa:\n  issuer: https://oidc.example.com/id/A\n",
+    };
+    let d = review_rules_configmap(&rules(""), Operation::Update, "rules", policies, &[issuer]);
+    assert!(d.allowed && d.warnings.is_empty(), "{d:?}");
+}
+
+#[test]
 fn a_rules_configmap_with_a_broken_document_is_refused_with_the_parser_message() {
     let d = review_rules_configmap(
         &rules(""),

@@ -105,6 +105,7 @@ pub fn compile(
         irsa,
         enforcement: doc.enforcement.unwrap_or_default(),
         exempt_namespaces: doc.exempt_namespaces.iter().cloned().collect(),
+        warnings: Vec::new(),
     })
 }
 

@@ -39,6 +39,8 @@ enum Step {
     },
     /// A mapping or sequence starts.
     Node { line: usize },
+    /// A scalar item of a sequence, for its line alone.
+    Item { line: usize },
     /// An alias; `repeated` is what every alias of the text so far repeats (see [`Expansion`]).
     Alias { line: usize, repeated: u64 },
 }
@@ -147,7 +149,10 @@ pub fn line_of(text: &str, path: &KeyPath) -> usize {
     let mut best = 0;
     let mut best_len = 0;
     walk(text, |frames, step| {
-        let (Step::Key { line, .. } | Step::Node { line } | Step::Alias { line, .. }) = step;
+        let (Step::Key { line, .. }
+        | Step::Node { line }
+        | Step::Item { line }
+        | Step::Alias { line, .. }) = step;
         note(frames, path, line, &mut best, &mut best_len);
         ControlFlow::Continue(())
     });
@@ -217,7 +222,7 @@ impl Bounds {
                 line,
                 bound: self.aliases,
             }),
-            Step::Node { .. } | Step::Alias { .. } => None,
+            Step::Node { .. } | Step::Item { .. } | Step::Alias { .. } => None,
         }
     }
 }
@@ -398,6 +403,13 @@ fn walk_events<'a>(
                         };
                         *slot = Slot::Value(Some(key));
                         Some(Step::Key { line, first, merge })
+                    }
+                    Some(Frame::Seq { .. }) => {
+                        if let ControlFlow::Break(()) = visit(&frames, Step::Item { line }) {
+                            return Walked::Stopped;
+                        }
+                        advance(&mut frames);
+                        None
                     }
                     _ => {
                         advance(&mut frames);

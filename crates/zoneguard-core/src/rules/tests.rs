@@ -106,7 +106,7 @@ fn errors_name_the_key_and_the_line() {
         (
             "sources:\n  serviceTypeFilter:\n    - LoadBalancer\n    - ''\n",
             "sources.serviceTypeFilter[1]",
-            2,
+            4,
             "leave the list empty to read every type",
         ),
         (
@@ -1541,4 +1541,61 @@ fn a_tab_where_yaml_wants_spaces_is_named_as_the_likely_cause() {
             "{text:?}: {e}"
         );
     }
+}
+
+#[test]
+fn valid_rules_that_do_not_do_what_they_look_meant_to_carry_warnings_at_their_lines() {
+    let policy = r#"{"Statement": []}"#;
+    let text = format!("domainFilters:\n  - example.com\n  - \"*.example.org\"\nnamespaces:\n  shop:\n    excludeDomains: [\"bad domain.com\"]\nirsa:\n  trustPolicies:\n    arn:aws:iam::111122223333:role/app: '{policy}'\n");
+    let rules = RuleSet::parse("r", &text).unwrap_or_else(|e| panic!("{e:?}"));
+    let got: Vec<(usize, &str)> = rules
+        .warnings
+        .iter()
+        .map(|w| (w.line, w.key.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (3, "domainFilters[1]"),
+            (6, "namespaces.shop.excludeDomains[0]"),
+            (8, "irsa.trustPolicies"),
+        ],
+        "{:?}",
+        rules.warnings
+    );
+    assert!(
+        rules.warnings[2].message.contains("irsa.issuer"),
+        "{:?}",
+        rules.warnings[2]
+    );
+}
+
+#[test]
+fn the_issuer_warning_goes_when_any_rule_source_sets_the_issuer() {
+    let policies = "irsa:\n  source: iam\n";
+    let issuer = "irsa:\n  issuer: https://oidc.eks.eu-west-1.amazonaws.com/id/ABC\n";
+    let alone = RuleSet::parse("a", policies).unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(alone.warnings.len(), 1, "{:?}", alone.warnings);
+    assert_eq!(
+        (
+            alone.warnings[0].source_name.as_str(),
+            alone.warnings[0].key.as_str()
+        ),
+        ("a", "irsa.source")
+    );
+    let both = RuleSet::from_sources(&[
+        RuleSource {
+            name: "a",
+            text: policies,
+        },
+        RuleSource {
+            name: "b",
+            text: issuer,
+        },
+    ])
+    .unwrap_or_else(|e| panic!("{e:?}"));
+    assert!(both.warnings.is_empty(), "{:?}", both.warnings);
+    let plain =
+        RuleSet::parse("c", "domainFilters: [example.com]\n").unwrap_or_else(|e| panic!("{e:?}"));
+    assert!(plain.warnings.is_empty());
 }

@@ -1,0 +1,133 @@
+//! Rules that are valid but do not do what they look meant to do: warnings at the key at fault,
+//! never errors (external-dns accepts the same settings).
+
+use super::compile::CompileError;
+use super::document::{IrsaSource, RulesDoc};
+use super::path::KeyPath;
+
+/// The warnings about one rules document's own keys: domain filters and exclusions that can
+/// match no name zoneguard admits, or that are written as patterns.
+pub(super) fn lint(doc: &RulesDoc) -> Vec<CompileError> {
+    let root = KeyPath::root();
+    let mut out = Vec::new();
+    filters(&root, "domainFilters", &doc.domain_filters, &mut out);
+    filters(&root, "excludeDomains", &doc.exclude_domains, &mut out);
+    for (ns, filter) in &doc.namespaces {
+        let at = root.key("namespaces").key(ns);
+        filters(&at, "domainFilters", &filter.domain_filters, &mut out);
+        filters(&at, "excludeDomains", &filter.exclude_domains, &mut out);
+    }
+    out
+}
+
+/// The warning for a document whose ServiceAccount checks need `irsa.issuer`, when the rule
+/// set combined from every source has none.
+pub(super) fn issuer_needed(doc: &RulesDoc) -> Option<CompileError> {
+    let irsa = &doc.irsa;
+    let key = if !irsa.trust_policies.is_empty() {
+        "trustPolicies"
+    } else if irsa.source == Some(IrsaSource::Iam) {
+        "source"
+    } else {
+        return None;
+    };
+    let path = KeyPath::root().key("irsa").key(key);
+    Some(CompileError::new(path, "irsa.issuer (this cluster's OIDC issuer URL) is not set, so no trust policy can be checked: every ServiceAccount with a role ARN is admitted with a \"cannot verify\" warning; set irsa.issuer to the cluster's issuer (aws eks describe-cluster --name <cluster> --query cluster.identity.oidc.issuer)"))
+}
+
+fn filters(at: &KeyPath, key: &str, list: &[String], out: &mut Vec<CompileError>) {
+    let exclusion = key == "excludeDomains";
+    for (i, filter) in list.iter().enumerate() {
+        if let Some(why) = filter_problem(filter, exclusion) {
+            out.push(CompileError::new(at.key(key).index(i), why));
+        }
+    }
+}
+
+/// Why a domain filter (or, with `exclusion`, an excluded domain) does not do what it looks
+/// meant to, as external-dns compares it: the name itself or a suffix after a dot, once trimmed
+/// of spaces and of one trailing dot.
+fn filter_problem(filter: &str, exclusion: bool) -> Option<String> {
+    let name = filter.trim();
+    let name = name.strip_suffix('.').unwrap_or(name);
+    let (matches, fix) = if exclusion {
+        (
+            "excludes",
+            "write the domain alone, such as internal.example.com",
+        )
+    } else {
+        ("matches", "write the domain alone, such as example.com")
+    };
+    if let Some(rest) = name.strip_prefix("*.") {
+        let (verb, what) = if exclusion {
+            ("exclude", "excludes")
+        } else {
+            ("admit", "matches")
+        };
+        return Some(format!("{filter:?} is a domain, not a pattern: external-dns compares name suffixes, so it {what} the wildcard name {name} and the names under it alone, not a.{rest}; to {verb} every name under {rest} write {rest}"));
+    }
+    let why = if name.contains(char::is_whitespace) {
+        "it contains a space"
+    } else if name.contains("://") {
+        "it is a URL"
+    } else if name.contains([':', '/', '@']) {
+        "it contains ':', '/' or '@'"
+    } else if name.contains("..") {
+        "it has two dots in a row"
+    } else {
+        return None;
+    };
+    Some(format!(
+        "{filter:?} {matches} no valid DNS name ({why}), so external-dns accepts it but it never applies; {fix}"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn filters_that_never_apply_or_read_as_patterns_are_warned_about() {
+        let table = [
+            (
+                "bad domain.com",
+                false,
+                Some("matches no valid DNS name (it contains a space)"),
+            ),
+            ("https://example.com", false, Some("(it is a URL)")),
+            (
+                "example.com:443",
+                false,
+                Some("(it contains ':', '/' or '@')"),
+            ),
+            (
+                "example..com",
+                true,
+                Some("excludes no valid DNS name (it has two dots in a row)"),
+            ),
+            (
+                "*.example.com",
+                false,
+                Some("to admit every name under example.com write example.com"),
+            ),
+            (
+                "*.internal.example.com",
+                true,
+                Some("to exclude every name under internal.example.com"),
+            ),
+            ("example.com", false, None),
+            (" .example.com. ", false, None),
+            ("internal.example.com", true, None),
+        ];
+        for (filter, exclusion, want) in table {
+            let got = filter_problem(filter, exclusion);
+            match want {
+                Some(text) => assert!(
+                    got.as_deref().is_some_and(|g| g.contains(text)),
+                    "{filter:?}: {got:?}"
+                ),
+                None => assert_eq!(got, None, "{filter:?}"),
+            }
+        }
+    }
+}
