@@ -253,14 +253,12 @@ impl RuleSet {
         let mut parsed = Vec::with_capacity(sources.len());
         let mut compiled = None;
         let mut errors = Vec::new();
-        let mut warnings = Vec::new();
-        let mut issuer_needed = Vec::new();
+        let mut lints = lint::Lints::default();
         for source in sources {
             match parse_doc(source) {
                 Ok(doc) => match compile::compile(&doc, &origins(source.name, doc.inject.len())) {
                     Ok(rules) => {
-                        warnings.extend(lint::lint(&doc).into_iter().map(|w| w.at(source)));
-                        issuer_needed.extend(lint::issuer_needed(&doc).map(|w| w.at(source)));
+                        lints.note(&doc, source);
                         // Kept only when it is the whole rule set: another source's would
                         // hold its regexes while the next source and the merged set compile.
                         compiled = Some(rules).filter(|_| sources.len() == 1);
@@ -290,10 +288,7 @@ impl RuleSet {
                 })?
             }
         };
-        if rules.irsa.issuer.is_none() {
-            warnings.extend(issuer_needed);
-        }
-        rules.warnings = warnings;
+        rules.warnings = lints.settle(&rules);
         Ok(rules)
     }
 

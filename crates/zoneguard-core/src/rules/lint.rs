@@ -4,10 +4,50 @@
 use super::compile::CompileError;
 use super::document::{IrsaSource, RulesDoc};
 use super::path::KeyPath;
+use super::{RuleSet, RuleSource, RulesError};
+use crate::filter::DomainFilter;
+
+/// The warnings of the rule sources read so far, some of which wait for the combined rules.
+#[derive(Default)]
+pub(super) struct Lints {
+    /// Decided by a document alone.
+    settled: Vec<RulesError>,
+    /// Kept if no source sets `irsa.issuer`.
+    issuer_needed: Vec<RulesError>,
+    /// Each with the delegated domain: kept if the cluster's filters admit nothing under it.
+    delegations: Vec<(RulesError, String)>,
+}
+
+impl Lints {
+    /// Notes the warnings of the document `doc` of `source`.
+    pub(super) fn note(&mut self, doc: &RulesDoc, source: &RuleSource<'_>) {
+        self.settled
+            .extend(lint(doc).into_iter().map(|w| w.at(source)));
+        self.issuer_needed
+            .extend(issuer_needed(doc).map(|w| w.at(source)));
+        let delegated = delegations(doc).into_iter();
+        self.delegations
+            .extend(delegated.map(|(w, name)| (w.at(source), name)));
+    }
+
+    /// Every warning, once `rules` combine all the sources.
+    pub(super) fn settle(self, rules: &RuleSet) -> Vec<RulesError> {
+        let mut out = self.settled;
+        if rules.irsa.issuer.is_none() {
+            out.extend(self.issuer_needed);
+        }
+        let unreachable = self
+            .delegations
+            .into_iter()
+            .filter(|(_, name)| !admits_under(&rules.cluster, name));
+        out.extend(unreachable.map(|(w, _)| w));
+        out
+    }
+}
 
 /// The warnings about one rules document's own keys: domain filters and exclusions that can
 /// match no name zoneguard admits, or that are written as patterns.
-pub(super) fn lint(doc: &RulesDoc) -> Vec<CompileError> {
+fn lint(doc: &RulesDoc) -> Vec<CompileError> {
     let root = KeyPath::root();
     let mut out = Vec::new();
     filters(&root, "domainFilters", &doc.domain_filters, &mut out);
@@ -22,7 +62,7 @@ pub(super) fn lint(doc: &RulesDoc) -> Vec<CompileError> {
 
 /// The warning for a document whose ServiceAccount checks need `irsa.issuer`, when the rule
 /// set combined from every source has none.
-pub(super) fn issuer_needed(doc: &RulesDoc) -> Option<CompileError> {
+fn issuer_needed(doc: &RulesDoc) -> Option<CompileError> {
     let irsa = &doc.irsa;
     let key = if !irsa.trust_policies.is_empty() {
         "trustPolicies"
@@ -33,6 +73,34 @@ pub(super) fn issuer_needed(doc: &RulesDoc) -> Option<CompileError> {
     };
     let path = KeyPath::root().key("irsa").key(key);
     Some(CompileError::new(path, "irsa.issuer (this cluster's OIDC issuer URL) is not set, so no trust policy can be checked: every ServiceAccount with a role ARN is admitted with a \"cannot verify\" warning; set irsa.issuer to the cluster's issuer (aws eks describe-cluster --name <cluster> --query cluster.identity.oidc.issuer)"))
+}
+
+/// Each domain a namespace of `doc` is delegated (`namespaces.<ns>.domainFilters`), with the
+/// warning it gets if the combined rules' cluster filters admit no name under it
+/// ([`admits_under`]).
+fn delegations(doc: &RulesDoc) -> Vec<(CompileError, String)> {
+    let mut out = Vec::new();
+    for (ns, filter) in &doc.namespaces {
+        let at = KeyPath::root()
+            .key("namespaces")
+            .key(ns)
+            .key("domainFilters");
+        for (i, domain) in filter.domain_filters.iter().enumerate() {
+            let name = domain.trim().trim_matches('.');
+            if name.is_empty() || filter_problem(domain, false).is_some() {
+                continue;
+            }
+            let message = format!("{domain:?} is outside what this cluster's filters admit (domainFilters, excludeDomains and the regexes at the top of the rules), so every name namespace {ns} asks for under it is denied as hostname-outside-filters; add it to the cluster's domainFilters too, or delegate a domain the cluster's filters admit");
+            out.push((CompileError::new(at.index(i), message), name.to_string()));
+        }
+    }
+    out
+}
+
+/// Whether `cluster` admits `name` or a name under it (a filter `.example.com` admits only the
+/// names under example.com).
+fn admits_under(cluster: &DomainFilter, name: &str) -> bool {
+    cluster.matches(name) || cluster.matches(&format!("x.{name}"))
 }
 
 fn filters(at: &KeyPath, key: &str, list: &[String], out: &mut Vec<CompileError>) {
@@ -85,6 +153,33 @@ fn filter_problem(filter: &str, exclusion: bool) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::filter::FilterSpec;
+
+    #[test]
+    fn a_delegation_is_reachable_when_the_cluster_admits_it_or_a_name_under_it() {
+        let cluster = |include: &[&str], exclude: &[&str]| {
+            let spec = FilterSpec {
+                include: include.iter().map(|s| s.to_string()).collect(),
+                exclude: exclude.iter().map(|s| s.to_string()).collect(),
+                ..FilterSpec::default()
+            };
+            DomainFilter::new(&spec).expect("filter")
+        };
+        let table = [
+            (cluster(&["example.com"], &[]), "team-a.example.com", true),
+            (cluster(&["example.com"], &[]), "team-a.example.org", false),
+            (cluster(&[".example.com"], &[]), "example.com", true),
+            (
+                cluster(&["example.com"], &["team-a.example.com"]),
+                "team-a.example.com",
+                false,
+            ),
+            (cluster(&[], &[]), "anything.org", true),
+        ];
+        for (cluster, name, want) in table {
+            assert_eq!(admits_under(&cluster, name), want, "{name}");
+        }
+    }
 
     #[test]
     fn filters_that_never_apply_or_read_as_patterns_are_warned_about() {

@@ -1599,3 +1599,45 @@ fn the_issuer_warning_goes_when_any_rule_source_sets_the_issuer() {
         RuleSet::parse("c", "domainFilters: [example.com]\n").unwrap_or_else(|e| panic!("{e:?}"));
     assert!(plain.warnings.is_empty());
 }
+
+#[test]
+fn a_delegation_the_combined_cluster_filters_cannot_reach_is_warned_about_at_its_line() {
+    let team = "namespaces:\n  team-a:\n    domainFilters:\n      - team-a.example.org\n      - team-a.example.com\n";
+    let alone = RuleSet::from_sources(&[
+        RuleSource {
+            name: "team",
+            text: team,
+        },
+        RuleSource {
+            name: "cluster",
+            text: "domainFilters: [example.com]\n",
+        },
+    ])
+    .unwrap_or_else(|e| panic!("{e:?}"));
+    let got: Vec<(&str, usize, &str)> = alone
+        .warnings
+        .iter()
+        .map(|w| (w.source_name.as_str(), w.line, w.key.as_str()))
+        .collect();
+    assert_eq!(got, [("team", 4, "namespaces.team-a.domainFilters[0]")]);
+    assert!(
+        alone.warnings[0].message.contains(
+            "every name namespace team-a asks for under it is denied as hostname-outside-filters"
+        ),
+        "{:?}",
+        alone.warnings
+    );
+    // Another source adding the domain to the cluster's filters settles it.
+    let both = RuleSet::from_sources(&[
+        RuleSource {
+            name: "team",
+            text: team,
+        },
+        RuleSource {
+            name: "cluster",
+            text: "domainFilters: [example.com, example.org]\n",
+        },
+    ])
+    .unwrap_or_else(|e| panic!("{e:?}"));
+    assert!(both.warnings.is_empty(), "{:?}", both.warnings);
+}
