@@ -258,7 +258,7 @@ impl RuleSet {
             match parse_doc(source) {
                 Ok(doc) => match compile::compile(&doc, &origins(source.name, doc.inject.len())) {
                     Ok(rules) => {
-                        lints.note(&doc, source);
+                        lints.note(&doc, *source);
                         // Kept only when it is the whole rule set: another source's would
                         // hold its regexes while the next source and the merged set compile.
                         compiled = Some(rules).filter(|_| sources.len() == 1);

@@ -8,40 +8,64 @@ use super::{RuleSet, RuleSource, RulesError};
 use crate::filter::DomainFilter;
 
 /// The warnings of the rule sources read so far, some of which wait for the combined rules.
+/// Each is located in its source's text (a walk of the whole text) only when it is kept.
 #[derive(Default)]
-pub(super) struct Lints {
+pub(super) struct Lints<'a> {
     /// Decided by a document alone.
-    settled: Vec<RulesError>,
+    settled: Vec<(RuleSource<'a>, CompileError)>,
     /// Kept if no source sets `irsa.issuer`.
-    issuer_needed: Vec<RulesError>,
-    /// Each with the delegated domain: kept if the cluster's filters admit nothing under it.
-    delegations: Vec<(RulesError, String)>,
+    issuer_needed: Vec<(RuleSource<'a>, CompileError)>,
+    /// Kept if the cluster's filters admit no name under the domain.
+    delegations: Vec<(RuleSource<'a>, Delegation)>,
 }
 
-impl Lints {
+impl<'a> Lints<'a> {
     /// Notes the warnings of the document `doc` of `source`.
-    pub(super) fn note(&mut self, doc: &RulesDoc, source: &RuleSource<'_>) {
+    pub(super) fn note(&mut self, doc: &RulesDoc, source: RuleSource<'a>) {
         self.settled
-            .extend(lint(doc).into_iter().map(|w| w.at(source)));
+            .extend(lint(doc).into_iter().map(|w| (source, w)));
         self.issuer_needed
-            .extend(issuer_needed(doc).map(|w| w.at(source)));
-        let delegated = delegations(doc).into_iter();
+            .extend(issuer_needed(doc).map(|w| (source, w)));
         self.delegations
-            .extend(delegated.map(|(w, name)| (w.at(source), name)));
+            .extend(delegations(doc).into_iter().map(|d| (source, d)));
     }
 
     /// Every warning, once `rules` combine all the sources.
     pub(super) fn settle(self, rules: &RuleSet) -> Vec<RulesError> {
-        let mut out = self.settled;
+        let mut kept = self.settled;
         if rules.irsa.issuer.is_none() {
-            out.extend(self.issuer_needed);
+            kept.extend(self.issuer_needed);
         }
         let unreachable = self
             .delegations
             .into_iter()
-            .filter(|(_, name)| !admits_under(&rules.cluster, name));
-        out.extend(unreachable.map(|(w, _)| w));
-        out
+            .filter(|(_, d)| !admits_under(&rules.cluster, &d.name))
+            .map(|(source, d)| (source, d.warning()));
+        kept.extend(unreachable);
+        kept.into_iter().map(|(source, w)| w.at(&source)).collect()
+    }
+}
+
+/// A domain delegated to a namespace (`namespaces.<ns>.domainFilters[i]`).
+struct Delegation {
+    path: KeyPath,
+    namespace: String,
+    /// As written.
+    domain: String,
+    /// Trimmed of spaces and dots.
+    name: String,
+}
+
+impl Delegation {
+    /// The warning when the cluster's filters admit no name under it.
+    fn warning(self) -> CompileError {
+        let Self {
+            path,
+            namespace,
+            domain,
+            ..
+        } = self;
+        CompileError::new(path, format!("{domain:?} is outside what this cluster's filters admit (domainFilters, excludeDomains and the regexes at the top of the rules), so every name namespace {namespace} asks for under it is denied as hostname-outside-filters; add it to the cluster's domainFilters too, or delegate a domain the cluster's filters admit"))
     }
 }
 
@@ -75,10 +99,9 @@ fn issuer_needed(doc: &RulesDoc) -> Option<CompileError> {
     Some(CompileError::new(path, "irsa.issuer (this cluster's OIDC issuer URL) is not set, so no trust policy can be checked: every ServiceAccount with a role ARN is admitted with a \"cannot verify\" warning; set irsa.issuer to the cluster's issuer (aws eks describe-cluster --name <cluster> --query cluster.identity.oidc.issuer)"))
 }
 
-/// Each domain a namespace of `doc` is delegated (`namespaces.<ns>.domainFilters`), with the
-/// warning it gets if the combined rules' cluster filters admit no name under it
-/// ([`admits_under`]).
-fn delegations(doc: &RulesDoc) -> Vec<(CompileError, String)> {
+/// Each domain a namespace of `doc` is delegated (`namespaces.<ns>.domainFilters`), but those
+/// [`filter_problem`] warns about already.
+fn delegations(doc: &RulesDoc) -> Vec<Delegation> {
     let mut out = Vec::new();
     for (ns, filter) in &doc.namespaces {
         let at = KeyPath::root()
@@ -90,8 +113,12 @@ fn delegations(doc: &RulesDoc) -> Vec<(CompileError, String)> {
             if name.is_empty() || filter_problem(domain, false).is_some() {
                 continue;
             }
-            let message = format!("{domain:?} is outside what this cluster's filters admit (domainFilters, excludeDomains and the regexes at the top of the rules), so every name namespace {ns} asks for under it is denied as hostname-outside-filters; add it to the cluster's domainFilters too, or delegate a domain the cluster's filters admit");
-            out.push((CompileError::new(at.index(i), message), name.to_string()));
+            out.push(Delegation {
+                path: at.index(i),
+                namespace: ns.clone(),
+                domain: domain.clone(),
+                name: name.to_string(),
+            });
         }
     }
     out
