@@ -268,7 +268,9 @@ impl RuleSet {
                             doc,
                         });
                     }
-                    Err(errs) => errors.extend(errs.into_iter().map(|e| e.at(source))),
+                    Err(errs) => errors.extend(compile::locate(
+                        errs.into_iter().map(|e| (*source, e)).collect(),
+                    )),
                 },
                 Err(e) => errors.push(e),
             }
@@ -282,9 +284,8 @@ impl RuleSet {
             _ => {
                 let (merged, origins) = combine::combine(parsed)?;
                 compile::compile(&merged, &origins).map_err(|errs| {
-                    errs.into_iter()
-                        .map(|e| attribute(e, &origins, sources))
-                        .collect::<Vec<_>>()
+                    let attributed = errs.into_iter().map(|e| attribute(e, &origins, sources));
+                    compile::locate(attributed.collect())
                 })?
             }
         };
@@ -311,11 +312,11 @@ fn origins(source: &str, rules: usize) -> Vec<InjectOrigin> {
 /// Ties an error of the combined rules to its source: an error inside an `inject` rule (a
 /// TTL that only the other source's `annotationPrefix` makes one) belongs to the source that
 /// wrote the rule, at the rule's own index and line there.
-fn attribute(
+fn attribute<'a>(
     e: compile::CompileError,
     origins: &[InjectOrigin],
-    sources: &[RuleSource<'_>],
-) -> RulesError {
+    sources: &[RuleSource<'a>],
+) -> (RuleSource<'a>, compile::CompileError) {
     let combined = RuleSource {
         name: "combined rules",
         text: "",
@@ -329,9 +330,9 @@ fn attribute(
         (Some(origin), Some(source)) => {
             let mut e = e;
             e.path.0[1] = path::Seg::Index(origin.index);
-            e.at(source)
+            (*source, e)
         }
-        _ => e.at(&combined),
+        _ => (combined, e),
     }
 }
 

@@ -1,7 +1,7 @@
 //! Checks a rules document and compiles it into a `RuleSet`.
 
 use super::document::{InjectDoc, IrsaDoc, NamespaceDoc, RegistryDoc, RulesDoc, SourcesDoc};
-use super::locate::line_of;
+use super::locate::lines_of;
 use super::path::{KeyPath, Seg};
 use super::{
     Compatibility, InjectOrigin, InjectRule, Irsa, RuleSet, RuleSource, RulesError, SourceFlags,
@@ -34,21 +34,44 @@ impl CompileError {
         }
     }
 
-    /// Ties the error to the source it came from.
-    pub fn at(self, source: &RuleSource<'_>) -> RulesError {
-        RulesError {
-            source_name: source.name.to_string(),
-            line: if source.text.is_empty() {
-                0
-            } else {
-                let mut at = self.path.clone();
-                at.0.extend(self.within);
-                line_of(source.text, &at)
-            },
-            key: self.path.to_string(),
-            message: self.message,
+    /// Where its line is looked for: `path`, then the keys `within` it.
+    fn located_path(&self) -> KeyPath {
+        let mut at = self.path.clone();
+        at.0.extend(self.within.iter().cloned());
+        at
+    }
+}
+
+/// Ties each error to the source it came from, with its line there; each source's text is
+/// walked once, whatever the number of its errors.
+pub fn locate(errors: Vec<(RuleSource<'_>, CompileError)>) -> Vec<RulesError> {
+    let mut lines = vec![0; errors.len()];
+    let mut done: Vec<&str> = Vec::new();
+    for (source, _) in &errors {
+        if source.text.is_empty() || done.contains(&source.name) {
+            continue;
+        }
+        done.push(source.name);
+        let (at, paths): (Vec<usize>, Vec<KeyPath>) = errors
+            .iter()
+            .enumerate()
+            .filter(|(_, (s, _))| s.name == source.name)
+            .map(|(i, (_, e))| (i, e.located_path()))
+            .unzip();
+        for (i, line) in at.into_iter().zip(lines_of(source.text, &paths)) {
+            lines[i] = line;
         }
     }
+    errors
+        .into_iter()
+        .zip(lines)
+        .map(|((source, e), line)| RulesError {
+            source_name: source.name.to_string(),
+            line,
+            key: e.path.to_string(),
+            message: e.message,
+        })
+        .collect()
 }
 
 /// The kinds an `inject` rule may name.

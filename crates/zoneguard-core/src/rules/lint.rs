@@ -8,7 +8,7 @@ use super::{RuleSet, RuleSource, RulesError};
 use crate::filter::DomainFilter;
 
 /// The warnings of the rule sources read so far, some of which wait for the combined rules.
-/// Each is located in its source's text (a walk of the whole text) only when it is kept.
+/// They are located in their sources' texts only once they are known to be kept.
 #[derive(Default)]
 pub(super) struct Lints<'a> {
     /// Decided by a document alone.
@@ -42,7 +42,7 @@ impl<'a> Lints<'a> {
             .filter(|(_, d)| !admits_under(&rules.cluster, &d.name))
             .map(|(source, d)| (source, d.warning()));
         kept.extend(unreachable);
-        kept.into_iter().map(|(source, w)| w.at(&source)).collect()
+        super::compile::locate(kept)
     }
 }
 

@@ -146,17 +146,40 @@ impl Duplicate {
 
 /// The 1-based line of `path` in `text`, or of its longest prefix that exists; 0 if none.
 pub fn line_of(text: &str, path: &KeyPath) -> usize {
-    let mut best = 0;
-    let mut best_len = 0;
+    lines_of(text, std::slice::from_ref(path))[0]
+}
+
+/// [`line_of`] for each of `paths`, in one walk of `text`: a rule set with thousands of errors
+/// or warnings is located in the time of one.
+pub fn lines_of(text: &str, paths: &[KeyPath]) -> Vec<usize> {
+    // Every prefix of every path, with the line where the walk first reaches it (0: not yet).
+    let mut first: HashMap<&[Seg], usize> = HashMap::new();
+    for path in paths {
+        for len in 1..=path.0.len() {
+            first.entry(&path.0[..len]).or_insert(0);
+        }
+    }
     walk(text, |frames, step| {
         let (Step::Key { line, .. }
         | Step::Node { line }
         | Step::Item { line }
         | Step::Alias { line, .. }) = step;
-        note(frames, path, line, &mut best, &mut best_len);
+        if let Some(slot) = first.get_mut(current_path(frames).as_slice()) {
+            if *slot == 0 {
+                *slot = line;
+            }
+        }
         ControlFlow::Continue(())
     });
-    best
+    paths
+        .iter()
+        .map(|path| {
+            (1..=path.0.len())
+                .rev()
+                .find_map(|len| first.get(&path.0[..len]).copied().filter(|l| *l > 0))
+                .unwrap_or(0)
+        })
+        .collect()
 }
 
 /// What makes a rules text unusable before its fields are read.
@@ -463,18 +486,6 @@ fn walk_events<'a>(
     Walked::StreamEnd
 }
 
-/// Records `line` when the current node's path is a longer prefix of `target` than seen so far.
-fn note(frames: &[Frame], target: &KeyPath, line: usize, best: &mut usize, best_len: &mut usize) {
-    let segs = current_path(frames);
-    if segs.is_empty() || segs.len() <= *best_len || segs.len() > target.0.len() {
-        return;
-    }
-    if target.0[..segs.len()] == segs[..] {
-        *best = line;
-        *best_len = segs.len();
-    }
-}
-
 fn current_path(frames: &[Frame]) -> Vec<Seg> {
     let mut segs = Vec::with_capacity(frames.len());
     for frame in frames {
@@ -510,6 +521,24 @@ mod tests {
     use super::*;
 
     const DOC: &str = "domainFilters: [example.com]\nirsa:\n  issuer: x\n  trustPolicies:\n    arn:aws:iam::111122223333:role/a:\n      Version: '2012-10-17'\ninject:\n  - kinds: [Service]\n  - kinds: [Ingress]\n    annotations: {}\n";
+
+    #[test]
+    fn many_paths_are_located_in_one_walk_as_each_alone() {
+        let root = KeyPath::root();
+        let paths = [
+            root.key("irsa")
+                .key("trustPolicies")
+                .key("arn:aws:iam::111122223333:role/a"),
+            root.key("inject").index(1).key("annotations"),
+            root.key("domainFilters").index(0),
+            root.key("irsa").key("nope"),
+            root.key("absent"),
+            root.key("inject").index(1),
+        ];
+        let each: Vec<usize> = paths.iter().map(|p| line_of(DOC, p)).collect();
+        assert_eq!(each, [5, 10, 1, 2, 0, 9]);
+        assert_eq!(lines_of(DOC, &paths), each);
+    }
 
     #[test]
     fn only_a_document_with_api_version_and_kind_at_its_top_is_a_kubernetes_object() {

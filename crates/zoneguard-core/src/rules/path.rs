@@ -3,7 +3,7 @@
 use std::fmt;
 
 /// One step of a key path.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Seg {
     Key(String),
     Index(usize),
