@@ -190,18 +190,9 @@ fn combine(
     }
 }
 
-/// A warning of the rules' text as check reports it, placed as [`rules_error`] places an error.
+/// A warning of the rules' text as check reports it: placed as [`rules_error`] places an error.
 fn rules_warning(w: &RulesError, texts: &[rule_files::RuleText]) -> InputWarning {
-    let text = texts.iter().find(|t| t.name == w.source_name);
-    InputWarning {
-        config_map: text.and_then(|t| t.config_map.clone()),
-        line: Some(w.line).filter(|l| *l > 0),
-        key: Some(w.key.clone()),
-        ..InputWarning::in_file(
-            text.map_or(w.source_name.as_str(), |t| t.file.as_str()),
-            w.message.clone(),
-        )
-    }
+    InputWarning::from(rules_error(w.clone(), texts))
 }
 
 /// A rules error as check reports it: its source split into the file and the rule ConfigMap.

@@ -1,6 +1,7 @@
 //! A warning about an input `zoneguard check` still uses (a rules file's ConfigMaps): what stderr
 //! says of it and what the JSON report's top-level `warnings` holds.
 
+use super::input_error::InputError;
 use serde::Serialize;
 use std::fmt;
 
@@ -41,6 +42,19 @@ impl InputWarning {
             config_map: None,
             line: None,
             key: None,
+        }
+    }
+}
+
+/// An error's place and message as a warning (a rules warning is placed as a rules error).
+impl From<InputError> for InputWarning {
+    fn from(e: InputError) -> Self {
+        Self {
+            message: e.message,
+            source: e.source,
+            config_map: e.config_map,
+            line: e.line,
+            key: e.key,
         }
     }
 }

@@ -1,5 +1,6 @@
 //! Reads Kubernetes objects from files, directories and stdin (multi-document YAML, JSON, `List`).
 
+use serde::de::IgnoredAny;
 use serde::Deserialize;
 use serde_json::Value;
 use std::fmt;
@@ -204,6 +205,12 @@ pub fn read_bytes(file: &str, bytes: &[u8], out: &mut Vec<Object>, errors: &mut 
 /// trailing comma, a comment).
 fn json_stream(text: &str) -> Option<Vec<(Value, usize)>> {
     if !text.trim_start().starts_with('{') {
+        return None;
+    }
+    // A single JSON document, the common case, is counted without building it: the YAML
+    // reader reads it afterwards.
+    let mut values = serde_json::Deserializer::from_str(text).into_iter::<IgnoredAny>();
+    if values.next()?.is_err() || values.next().is_none_or(|second| second.is_err()) {
         return None;
     }
     let mut stream = serde_json::Deserializer::from_str(text).into_iter::<Value>();

@@ -83,7 +83,8 @@ pub enum Admitted {
 pub struct Warning {
     /// The text, as shown: `Display` writes it alone.
     pub message: String,
-    /// A reason code: `role-unverifiable` for a condition zoneguard cannot verify, and a
+    /// A reason code: `role-unverifiable` for a condition zoneguard cannot verify,
+    /// `role-unknown` for a role without a trust policy under `irsa.unknownRole: warn`, and a
     /// violation's own for the copy of one admitted.
     pub reason: Option<Reason>,
     /// Set when the warning is a violation admitted (by warn mode, or on an UPDATE).
