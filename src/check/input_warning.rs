@@ -6,7 +6,8 @@ use serde::Serialize;
 use std::fmt;
 
 /// Something in the inputs that is used, or passed over, other than as the cluster would: a
-/// ConfigMap with rules but not the label, rule ConfigMaps of several namespaces.
+/// ConfigMap with rules but not the label, rule ConfigMaps of several namespaces, a rules setting
+/// that does not do what it looks meant to (the rules' own warnings, at their line and key).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct InputWarning {
     /// The text, after the file when there is one.

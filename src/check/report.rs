@@ -79,7 +79,8 @@ pub struct Report<'a> {
     skipped: Vec<SkippedJson<'a>>,
     errors: &'a [InputError],
     /// Warnings about the rules files (a ConfigMap with rules but not the label, rule
-    /// ConfigMaps of several namespaces), which the results' own warnings do not hold.
+    /// ConfigMaps of several namespaces) and the rules' own (a filter that matches nothing),
+    /// which the results' own warnings do not hold.
     warnings: &'a [InputWarning],
     summary: Summary,
 }
