@@ -992,6 +992,31 @@ fn unusable_rules_still_give_one_json_document_with_each_error() {
 }
 
 #[test]
+fn every_misspelt_key_of_a_rules_file_is_its_own_json_error_at_its_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rules = rules_file(
+        &dir,
+        "domainFilter: [example.com]\nirsa:\n  isuer: oidc.example/id/A\n",
+    );
+    let (code, doc) = json_doc(&["--rules", &rules, "-"], Some(b""));
+    assert_eq!(code, Some(2), "{doc}");
+    let placed: Vec<(Value, Value)> = doc["errors"]
+        .as_array()
+        .expect("errors")
+        .iter()
+        .map(|e| (e["line"].clone(), e["key"].clone()))
+        .collect();
+    assert_eq!(
+        placed,
+        [
+            (1.into(), "domainFilter".into()),
+            (3.into(), "irsa.isuer".into())
+        ],
+        "{doc}"
+    );
+}
+
+#[test]
 fn unusable_manifests_are_json_errors_beside_the_results_naming_document_item_and_object() {
     let (code, doc) = json_doc(
         &["--rules", RULES, "tests/fixtures/check/misshapen.yaml"],

@@ -922,8 +922,10 @@ check "rule ConfigMap with a label filter external-dns would refuse is refused" 
   apply < <(rules_configmap zoneguard-rules-bad "sources: {labelFilter: 'env in (prod'}")
 check "rule ConfigMap with a bad regex refused" fail "$RULES_DENIED" "regexDomainFilter" -- \
   apply < <(rules_configmap zoneguard-rules-bad 'regexDomainFilter: "(unclosed"')
-check "rule ConfigMap with an unknown key refused" fail "$RULES_DENIED" "domainFilter" -- \
-  apply < <(rules_configmap zoneguard-rules-bad 'domainFilter: [example.com]')
+check "rule ConfigMap with an unknown key and a bad value refused, both told at their lines" fail \
+  "$RULES_DENIED" 'line 1: domainFilter: unknown key' 'line 2: enforcement: "block" is not' -- \
+  apply < <(rules_configmap zoneguard-rules-bad 'domainFilter: [example.com]
+enforcement: block')
 check "rule ConfigMap with a bad trust policy refused" fail "$RULES_DENIED" "$ROLE" -- \
   apply < <(rules_configmap zoneguard-rules-bad "irsa:
   trustPolicies:

@@ -6,6 +6,7 @@
 mod combine;
 mod compile;
 pub mod document;
+mod further;
 mod iam;
 mod lint;
 pub(crate) mod locate;
@@ -23,6 +24,7 @@ pub use document::{Enforcement, IrsaSource, RulesDoc, UnknownRole};
 pub use locate::is_kubernetes_object;
 pub use path::KeyPath;
 use serde::Deserialize;
+use serde_yaml_ng::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::Duration;
 use thiserror::Error;
@@ -272,7 +274,7 @@ impl RuleSet {
                         errs.into_iter().map(|e| (*source, e)).collect(),
                     )),
                 },
-                Err(e) => errors.push(e),
+                Err(e) => errors.extend(e),
             }
         }
         if !errors.is_empty() {
@@ -347,8 +349,9 @@ pub fn empty_file_problem(text: &str) -> Option<&'static str> {
     )
 }
 
-/// Parses one document's text (YAML or JSON) into its typed form.
-pub fn parse_doc(source: &RuleSource<'_>) -> Result<RulesDoc, RulesError> {
+/// Parses one document's text (YAML or JSON) into its typed form. When it does not read, the
+/// errors are its first and, after one at a key, the errors after it ([`further`]).
+pub fn parse_doc(source: &RuleSource<'_>) -> Result<RulesDoc, Vec<RulesError>> {
     // A byte order mark, as some editors write, is not part of the document.
     let text = source.text.strip_prefix('\u{feff}').unwrap_or(source.text);
     if text.trim().is_empty() {
@@ -358,7 +361,7 @@ pub fn parse_doc(source: &RuleSource<'_>) -> Result<RulesDoc, RulesError> {
     // one document only, is slow on deep nesting, and builds every copy aliases make.
     let survey = locate::survey_rules(text);
     if let Some(flaw) = &survey.flaw {
-        return Err(flaw_error(source, flaw));
+        return Err(vec![flaw_error(source, flaw)]);
     }
     // Only the first document is read: a later one with content was refused above, and an
     // empty one (a trailing `---`) holds nothing.
@@ -370,7 +373,18 @@ pub fn parse_doc(source: &RuleSource<'_>) -> Result<RulesDoc, RulesError> {
     }
     Option::<RulesDoc>::deserialize(first)
         .map(Option::unwrap_or_default)
-        .map_err(|e| yaml_error(source, &e))
+        .map_err(|e| {
+            let first = yaml_error(source, &e);
+            // The text read as YAML once: it is read again for the errors after the first.
+            let document = serde_yaml_ng::from_str(text).unwrap_or_default();
+            with_further(source, document, first)
+        })
+}
+
+/// `first` and the errors of `document` after it.
+fn with_further(source: &RuleSource<'_>, document: Value, first: RulesError) -> Vec<RulesError> {
+    let further = further::further_errors(source, document, &first);
+    std::iter::once(first).chain(further).collect()
 }
 
 /// A document with merge keys (`<<`), applied as `zoneguard check` applies them to manifests
@@ -380,28 +394,30 @@ pub fn parse_doc(source: &RuleSource<'_>) -> Result<RulesDoc, RulesError> {
 fn parse_merged(
     source: &RuleSource<'_>,
     document: serde_yaml_ng::Deserializer<'_>,
-) -> Result<RulesDoc, RulesError> {
+) -> Result<RulesDoc, Vec<RulesError>> {
     let at_document = |message: String| RulesError {
         source_name: source.name.to_string(),
         line: 0,
         key: "(document)".to_string(),
         message,
     };
-    let value = Option::<serde_yaml_ng::Value>::deserialize(document)
-        .map_err(|e| yaml_error(source, &e))?
+    let value = Option::<Value>::deserialize(document)
+        .map_err(|e| vec![yaml_error(source, &e)])?
         .unwrap_or_default();
-    let merged = crate::yaml::apply_merges(value).map_err(|e| RulesError {
-        line: locate::line_of(source.text, &KeyPath::parse_dotted(&e.at)),
-        key: e.at,
-        ..at_document(e.problem)
+    let merged = crate::yaml::apply_merges(value).map_err(|e| {
+        vec![RulesError {
+            line: locate::line_of(source.text, &KeyPath::parse_dotted(&e.at)),
+            key: e.at,
+            ..at_document(e.problem)
+        }]
     })?;
-    let text = serde_yaml_ng::to_string(&merged).map_err(|e| at_document(e.to_string()))?;
+    let text = serde_yaml_ng::to_string(&merged).map_err(|e| vec![at_document(e.to_string())])?;
     Option::<RulesDoc>::deserialize(serde_yaml_ng::Deserializer::from_str(&text))
         .map(Option::unwrap_or_default)
         .map_err(|e| {
-            let mut error = yaml_error(source, &e);
-            error.line = locate::line_of(source.text, &KeyPath::parse_dotted(&error.key));
-            error
+            let mut first = yaml_error(source, &e);
+            first.line = locate::line_of(source.text, &KeyPath::parse_shown(&first.key));
+            with_further(source, merged, first)
         })
 }
 

@@ -1641,3 +1641,83 @@ fn a_delegation_the_combined_cluster_filters_cannot_reach_is_warned_about_at_its
     .unwrap_or_else(|e| panic!("{e:?}"));
     assert!(both.warnings.is_empty(), "{:?}", both.warnings);
 }
+
+/// Each error's (line, key, start of its message).
+fn placed(errors: &[RulesError]) -> Vec<(usize, &str, &str)> {
+    errors
+        .iter()
+        .map(|e| {
+            (
+                e.line,
+                e.key.as_str(),
+                e.message.split(';').next().unwrap_or(""),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn every_unknown_key_and_misshapen_value_of_a_document_is_told_at_once_each_at_its_line() {
+    let text = "domainFilter: [example.com]\nirsa:\n  issuer: oidc.example/id/A\n  trustPolicy: {}\n  unknownRole: [warn]\nnamespaces:\n  team-a:\n    domainFilters: team-a.example.com\n    excludeDomain: [x.example.com]\nenforcement: block\n";
+    assert_eq!(
+        placed(&errors_of(text)),
+        [
+            (1, "domainFilter", "unknown key `domainFilter`"),
+            (4, "irsa.trustPolicy", "unknown key `trustPolicy`"),
+            (
+                5,
+                "irsa.unknownRole",
+                "must be one of deny, warn, allow, not a list"
+            ),
+            (
+                8,
+                "namespaces.team-a.domainFilters",
+                "must be a list, not the string \"team-a.example.com\""
+            ),
+            (
+                9,
+                "namespaces.team-a.excludeDomain",
+                "unknown key `excludeDomain`"
+            ),
+            (10, "enforcement", "\"block\" is not a valid enforcement"),
+        ]
+    );
+}
+
+#[test]
+fn the_errors_after_the_first_are_told_in_a_document_with_merge_keys_too() {
+    let text = "inject:\n  - <<: {kinds: [Ingress]}\n    annotation: {a: b}\n    bogus: 1\n";
+    assert_eq!(
+        placed(&errors_of(text)),
+        [
+            (3, "inject[0].annotation", "unknown key `annotation`"),
+            (4, "inject[0].bogus", "unknown key `bogus`"),
+        ]
+    );
+}
+
+#[test]
+fn the_reading_stops_where_taking_the_fault_out_would_move_or_invent_another() {
+    let table = [
+        // A list item out: the items after it would be told at the wrong index.
+        "domainFilters: [{a: 1}, b.com]\nfoo: 1\n",
+        // A required key out: "missing field" would blame the text for what was taken out.
+        "irsa:\n  chains:\n    - serviceAccount: [a]\n      assumes: arn:aws:iam::111122223333:role/x\n",
+        // A YAML syntax error: the text is no document to read again.
+        "domainFilters: [a.com\nfoo: 1\n",
+    ];
+    for text in table {
+        let errors = errors_of(text);
+        assert_eq!(errors.len(), 1, "{text}: {errors:?}");
+    }
+}
+
+#[test]
+fn a_document_wrong_throughout_is_told_its_first_errors_and_no_more() {
+    let text: String = (0..100).map(|i| format!("bogus{i}: 1\n")).collect();
+    let errors = errors_of(&text);
+    assert_eq!(errors.len(), 1 + further::MAX_FURTHER);
+    assert_eq!(errors[0].key, "bogus0");
+    assert_eq!(errors[20].key, "bogus20");
+    assert_eq!(errors[20].line, 21);
+}
