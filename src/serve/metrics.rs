@@ -185,6 +185,7 @@ pub struct Metrics {
     pub rules_generation: Gauge,
     pub rules_reload_errors: Family<SourceLabels, Counter>,
     pub rules_last_load: Gauge<f64, AtomicU64>,
+    pub rules_warnings: Gauge,
     pub cert_not_after: Gauge,
     pub cert_reloads: Family<ResultLabels, Counter>,
     pub inject_condition_updates: Family<ResultLabels, Counter>,
@@ -216,6 +217,7 @@ impl Metrics {
             rules_generation: Gauge::default(),
             rules_reload_errors: Family::default(),
             rules_last_load: Gauge::default(),
+            rules_warnings: Gauge::default(),
             cert_not_after: Gauge::default(),
             cert_reloads: Family::default(),
             inject_condition_updates: Family::default(),
@@ -266,6 +268,11 @@ impl Metrics {
             "rules_last_load_timestamp_seconds",
             "Unix time of the last successful rule load",
             self.rules_last_load.clone(),
+        );
+        r.register(
+            "rules_warnings",
+            "Warnings about the rule set in force: settings that are valid but cannot do what they look meant to (zoneguard check lists them)",
+            self.rules_warnings.clone(),
         );
         r.register(
             "tls_certificate_not_after_timestamp_seconds",
@@ -357,10 +364,13 @@ impl Metrics {
         out
     }
 
-    pub fn rules_loaded(&self, generation: u64, at: SystemTime) {
+    /// A rule set of `generation` put in force `at`, with `warnings` warnings about it.
+    pub fn rules_loaded(&self, generation: u64, at: SystemTime, warnings: usize) {
         self.rules_generation
             .set(i64::try_from(generation).unwrap_or(i64::MAX));
         self.rules_last_load.set(unix_seconds(at));
+        self.rules_warnings
+            .set(i64::try_from(warnings).unwrap_or(i64::MAX));
     }
 }
 

@@ -75,16 +75,25 @@ impl RulesStore {
         let generation = self.generation.fetch_add(1, Ordering::SeqCst) + 1;
         let loaded_at = SystemTime::now();
         tracing::info!(generation, source = origin.label(), rules = %description, "rule set loaded");
-        for warning in &rules.warnings {
+        for warning in rules.warnings.iter().take(MAX_LOGGED) {
             tracing::warn!(generation, source = origin.label(), %warning, "the rules in force have a setting that does not do what it looks meant to");
         }
+        if let Some(more) = rules
+            .warnings
+            .len()
+            .checked_sub(MAX_LOGGED)
+            .filter(|&n| n > 0)
+        {
+            tracing::warn!(generation, source = origin.label(), more, "and more warnings about the rules in force, not logged one by one; zoneguard check on the rules lists them all");
+        }
+        let warnings = rules.warnings.len();
         self.current.store(Some(Arc::new(LoadedRules {
             rules,
             generation,
             description,
             loaded_at,
         })));
-        self.metrics.rules_loaded(generation, loaded_at);
+        self.metrics.rules_loaded(generation, loaded_at, warnings);
         self.installed.send_replace(generation);
         generation
     }
@@ -111,7 +120,7 @@ impl RulesStore {
                 source: origin.label(),
             })
             .inc();
-        let problems = problems.join("; ");
+        let problems = capped(problems);
         match self.generation() {
             0 => tracing::error!(
                 source = origin.label(),
@@ -125,6 +134,19 @@ impl RulesStore {
                 "new rules refused; the last valid rule set stays in force"
             ),
         }
+    }
+}
+
+/// How many warnings about a rule set, or problems of refused rules, are logged one by one: a
+/// rule set can hold thousands, and every load would repeat them all.
+const MAX_LOGGED: usize = 20;
+
+/// The first [`MAX_LOGGED`] of `problems` in one line, and how many more there are.
+fn capped(problems: &[String]) -> String {
+    let shown = problems[..problems.len().min(MAX_LOGGED)].join("; ");
+    match problems.len().saturating_sub(MAX_LOGGED) {
+        0 => shown,
+        more => format!("{shown}; and {more} more (zoneguard check on the rules lists them all)"),
     }
 }
 
@@ -240,6 +262,29 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("zoneguard_rules_generation 1"), "{text}");
+        assert!(text.contains("zoneguard_rules_warnings 0"), "{text}");
+    }
+
+    #[test]
+    fn the_warnings_of_the_rules_in_force_are_counted() {
+        let metrics = Arc::new(Metrics::new());
+        let store = RulesStore::new(metrics.clone());
+        let text = "domainFilters: ['*.a.example.com', '*.b.example.com']\n";
+        let rules = RuleSet::parse("t", text).expect("valid rules");
+        store.install(rules, Origin::File, "t".into());
+        assert!(metrics.encode().contains("zoneguard_rules_warnings 2"));
+        store.install(sample(), Origin::File, "t".into());
+        assert!(metrics.encode().contains("zoneguard_rules_warnings 0"));
+    }
+
+    #[test]
+    fn refused_rules_log_their_first_problems_and_how_many_more() {
+        let problems: Vec<String> = (0..25).map(|i| format!("p{i}")).collect();
+        let line = capped(&problems);
+        assert!(line.starts_with("p0; p1; "), "{line}");
+        assert!(line.contains("; p19; and 5 more ("), "{line}");
+        assert!(!line.contains("p20"), "{line}");
+        assert_eq!(capped(&problems[..2]), "p0; p1");
     }
 
     #[test]
