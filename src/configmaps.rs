@@ -15,7 +15,7 @@ use kube::runtime::WatchStreamExt;
 use kube::{Api, Client, Resource};
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use zoneguard_core::admission::RULES_KEY;
+use zoneguard_core::admission::{RULES_KEY, RULES_LABEL};
 use zoneguard_core::rules::{RuleSet, RuleSource};
 
 /// One rule ConfigMap as last seen.
@@ -45,8 +45,11 @@ fn entry(cm: &ConfigMap) -> Entry {
     }
 }
 
-/// Watches rule ConfigMaps until the process ends; watch errors are retried with backoff.
-pub async fn watch(client: Client, namespace: String, selector: String, store: Arc<RulesStore>) {
+/// Watches the rule ConfigMaps of `namespace` until the process ends: those labelled
+/// `zoneguard.io/rules: "true"`, the label the `rules.zoneguard.io` webhook and `zoneguard
+/// check` know them by. Watch errors are retried with backoff.
+pub async fn watch(client: Client, namespace: String, store: Arc<RulesStore>) {
+    let selector = format!("{RULES_LABEL}=true");
     let api: Api<ConfigMap> = Api::namespaced(client.clone(), &namespace);
     let reporter = Reporter {
         controller: "zoneguard".into(),

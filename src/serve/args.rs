@@ -41,13 +41,6 @@ pub struct Args {
     /// or --rules is required.
     #[arg(long, env = "ZONEGUARD_RULES_NAMESPACE")]
     pub rules_namespace: Option<String>,
-    /// Label selector for rule ConfigMaps.
-    #[arg(
-        long,
-        env = "ZONEGUARD_RULES_SELECTOR",
-        default_value = "zoneguard.io/rules=true"
-    )]
-    pub rules_selector: String,
     /// Keep this MutatingWebhookConfiguration's `zoneguard-inject-rules` match condition in step
     /// with the inject rules, so the API server calls /mutate only for objects an inject rule may
     /// change (needs list, watch and patch on it).
@@ -150,10 +143,7 @@ impl Args {
             tls,
             rules_files: self.rules.clone(),
             aws: self.aws.options(),
-            rules_configmaps: self
-                .rules_namespace
-                .clone()
-                .map(|ns| (ns, self.rules_selector.clone())),
+            rules_namespace: self.rules_namespace.clone(),
             inject_condition: self.mutating_webhook_configuration.clone(),
             requests: RequestLimits {
                 body_limit: t.max_body_bytes,

@@ -28,8 +28,8 @@ pub struct Config {
     pub rules_files: Vec<PathBuf>,
     /// AWS access for `irsa.source: iam`.
     pub aws: crate::iam::Options,
-    /// Rules from ConfigMaps: (namespace, label selector).
-    pub rules_configmaps: Option<(String, String)>,
+    /// Rules from the rule ConfigMaps (labelled `zoneguard.io/rules: "true"`) of this namespace.
+    pub rules_namespace: Option<String>,
     /// The MutatingWebhookConfiguration whose inject-rules condition zoneguard keeps in step.
     pub inject_condition: Option<String>,
     pub requests: RequestLimits,
@@ -85,10 +85,10 @@ async fn bind(flag: &'static str, addr: SocketAddr) -> Result<TcpListener, Start
 /// Start the webhook. The certificate is loaded before anything binds; the rules may load later
 /// (`/readyz` says so until they do).
 pub async fn start(config: Config) -> Result<ServerHandle, StartError> {
-    if config.rules_files.is_empty() && config.rules_configmaps.is_none() {
+    if config.rules_files.is_empty() && config.rules_namespace.is_none() {
         return Err(StartError::NoRules);
     }
-    let kube_client = if config.rules_configmaps.is_some() || config.inject_condition.is_some() {
+    let kube_client = if config.rules_namespace.is_some() || config.inject_condition.is_some() {
         Some(kube::Client::try_default().await?)
     } else {
         None
@@ -124,13 +124,10 @@ pub async fn start(config: Config) -> Result<ServerHandle, StartError> {
     let shutdown = CancellationToken::new();
     let readiness = Arc::new(Readiness::new(rules.clone()));
     let mut tasks = spawn_watchers(&config, &certs, &metrics, &file_rules, &rules, &shutdown)?;
-    if let (Some(client), Some((namespace, selector))) =
-        (&kube_client, config.rules_configmaps.clone())
-    {
+    if let (Some(client), Some(namespace)) = (&kube_client, config.rules_namespace.clone()) {
         tasks.push(tokio::spawn(crate::configmaps::watch(
             client.clone(),
             namespace,
-            selector,
             rules.clone(),
         )));
     }

@@ -355,7 +355,7 @@ start_zoneguard() {
 }
 SERVE_UP=true
 echo "# zoneguard serve"
-if start_zoneguard --rules-namespace zoneguard --rules-selector zoneguard.io/rules=true; then
+if start_zoneguard --rules-namespace zoneguard; then
   report "zoneguard serve ready with rules from ConfigMaps" "" ""
   RULES_FROM="configmap"
 else
@@ -968,7 +968,7 @@ echo "# a broken rule edit made while zoneguard was down"
 check "with zoneguard stopped, a broken rule edit goes through (failurePolicy Ignore)" ok -- \
   apply < <(rules_configmap zoneguard-rules-extra 'regexDomainFilter: "(unclosed"')
 mv "$LOGS/zoneguard.log" "$LOGS/zoneguard-first.log"
-launch_zoneguard --rules-namespace zoneguard --rules-selector zoneguard.io/rules=true
+launch_zoneguard --rules-namespace zoneguard
 sleep 5
 if ! kill -0 "$SERVE_PID" 2>/dev/null; then
   report "zoneguard started with only a broken rule ConfigMap runs but is not ready" \

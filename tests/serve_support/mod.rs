@@ -57,7 +57,7 @@ pub fn config(rules: Vec<PathBuf>, tls: TlsSource) -> Config {
         listen: "127.0.0.1:0".parse().unwrap(),
         probe_listen: "127.0.0.1:0".parse().unwrap(),
         tls,
-        rules_configmaps: None,
+        rules_namespace: None,
         inject_condition: None,
         aws: Default::default(),
         rules_files: rules,
