@@ -17,6 +17,8 @@ pub(super) struct Lints<'a> {
     issuer_needed: Vec<(RuleSource<'a>, CompileError)>,
     /// Kept if the cluster's filters admit no name under the domain.
     delegations: Vec<(RuleSource<'a>, Delegation)>,
+    /// Kept if the namespace is in the combined `exemptNamespaces`.
+    exempted: Vec<(RuleSource<'a>, Exempted)>,
 }
 
 impl<'a> Lints<'a> {
@@ -28,6 +30,8 @@ impl<'a> Lints<'a> {
             .extend(issuer_needed(doc).map(|w| (source, w)));
         self.delegations
             .extend(delegations(doc).into_iter().map(|d| (source, d)));
+        self.exempted
+            .extend(exempted(doc).into_iter().map(|e| (source, e)));
     }
 
     /// Every warning, once `rules` combine all the sources.
@@ -42,6 +46,13 @@ impl<'a> Lints<'a> {
             .filter(|(_, d)| !admits_under(&rules.cluster, &d.name))
             .map(|(source, d)| (source, d.warning()));
         kept.extend(unreachable);
+        let exempt = &rules.exempt_namespaces;
+        let unused = self
+            .exempted
+            .into_iter()
+            .filter(|(_, e)| exempt.contains(&e.namespace))
+            .map(|(source, e)| (source, e.warning()));
+        kept.extend(unused);
         super::compile::locate(kept)
     }
 }
@@ -67,6 +78,56 @@ impl Delegation {
         } = self;
         CompileError::new(path, format!("{domain:?} is outside what this cluster's filters admit (domainFilters, excludeDomains and the regexes at the top of the rules), so every name namespace {namespace} asks for under it is denied as hostname-outside-filters; add it to the cluster's domainFilters too, or delegate a domain the cluster's filters admit"))
     }
+}
+
+/// A namespace that a rule names by name: an `inject` rule's, or a delegation's.
+struct Exempted {
+    path: KeyPath,
+    namespace: String,
+    /// Named by an `inject` rule (else: delegated domains).
+    inject: bool,
+}
+
+impl Exempted {
+    /// The warning when the namespace is in `exemptNamespaces`.
+    fn warning(self) -> CompileError {
+        let Self {
+            path,
+            namespace,
+            inject,
+        } = self;
+        let (never, fix) = if inject {
+            (
+                "this inject rule never injects there",
+                "or from this rule's namespaces",
+            )
+        } else {
+            ("its delegated filters are never used", "or this delegation")
+        };
+        CompileError::new(path, format!("namespace {namespace} is in exemptNamespaces, where zoneguard neither checks nor mutates anything, so {never}; remove it from exemptNamespaces, {fix}"))
+    }
+}
+
+/// Each namespace `doc` names in an `inject` rule's `namespaces` or as a delegation.
+fn exempted(doc: &RulesDoc) -> Vec<Exempted> {
+    let root = KeyPath::root();
+    let named = doc.inject.iter().enumerate().flat_map(|(i, rule)| {
+        let at = root.key("inject").index(i).key("namespaces");
+        rule.namespaces
+            .iter()
+            .enumerate()
+            .map(move |(j, ns)| Exempted {
+                path: at.index(j),
+                namespace: ns.clone(),
+                inject: true,
+            })
+    });
+    let delegated = doc.namespaces.keys().map(|ns| Exempted {
+        path: root.key("namespaces").key(ns),
+        namespace: ns.clone(),
+        inject: false,
+    });
+    named.chain(delegated).collect()
 }
 
 /// The warnings about one rules document's own keys: domain filters and exclusions that can

@@ -1642,6 +1642,45 @@ fn a_delegation_the_combined_cluster_filters_cannot_reach_is_warned_about_at_its
     assert!(both.warnings.is_empty(), "{:?}", both.warnings);
 }
 
+#[test]
+fn an_inject_rule_or_a_delegation_in_an_exempt_namespace_is_warned_about_at_its_line() {
+    let team = "namespaces:\n  legacy: {domainFilters: [legacy.example.com]}\n  team-a: {}\ninject:\n  - kinds: [Ingress]\n    namespaces: [team-a, legacy]\n    annotations: {a: b}\n";
+    let sources = |exempt: &'static str| {
+        RuleSet::from_sources(&[
+            RuleSource {
+                name: "team",
+                text: team,
+            },
+            RuleSource {
+                name: "platform",
+                text: exempt,
+            },
+        ])
+        .unwrap_or_else(|e| panic!("{e:?}"))
+    };
+    let rules = sources("exemptNamespaces: [legacy]\n");
+    let got: Vec<(&str, usize, &str)> = rules
+        .warnings
+        .iter()
+        .map(|w| (w.source_name.as_str(), w.line, w.key.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("team", 6, "inject[0].namespaces[1]"),
+            ("team", 2, "namespaces.legacy"),
+        ]
+    );
+    let messages: Vec<&str> = rules.warnings.iter().map(|w| w.message.as_str()).collect();
+    assert!(messages[0].starts_with("namespace legacy is in exemptNamespaces, where zoneguard neither checks nor mutates anything, so this inject rule never injects there"), "{messages:?}");
+    assert!(
+        messages[1].contains("so its delegated filters are never used"),
+        "{messages:?}"
+    );
+    // With nothing exempt, nothing to say.
+    assert!(sources("{}").warnings.is_empty());
+}
+
 /// Each error's (line, key, start of its message).
 fn placed(errors: &[RulesError]) -> Vec<(usize, &str, &str)> {
     errors
