@@ -8,6 +8,7 @@
 
 pub mod assume;
 pub mod condition;
+mod error;
 pub mod evaluate;
 mod explain;
 mod glob;
@@ -16,19 +17,14 @@ pub mod policy;
 pub mod request;
 
 use crate::arn::RoleArn;
-use thiserror::Error;
 
+pub use error::{PolicyError, Step};
 pub use evaluate::{evaluate, Evaluation, Outcome, StatementTrace};
 pub use policy::{TrustPolicy, Version};
 pub use request::{Context, KeyState, PrincipalKind, Request, RequestPrincipal};
 
 /// The action IRSA's SDKs call.
 pub const WEB_IDENTITY_ACTION: &str = "sts:AssumeRoleWithWebIdentity";
-
-/// Why a trust policy document was refused; the message names what is wrong and where.
-#[derive(Debug, Error, Clone, PartialEq, Eq)]
-#[error("{0}")]
-pub struct PolicyError(pub String);
 
 /// Who asks to assume the role with a web identity token.
 #[derive(Debug, Clone)]

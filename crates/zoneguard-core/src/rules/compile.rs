@@ -587,7 +587,7 @@ fn irsa(doc: &IrsaDoc, errors: &mut Vec<CompileError>) -> Irsa {
                 trust_policies.insert(role.arn(), p);
             }
             Err(e) => errors.push(CompileError {
-                within: policy_error_path(&e.0),
+                within: e.at.iter().map(Seg::from).collect(),
                 ..CompileError::new(path, format!("not a valid trust policy: {e}"))
             }),
         }
@@ -634,16 +634,6 @@ pub(super) fn normalize_issuer(issuer: &str) -> String {
         _ => s,
     };
     s.trim_end_matches('/').to_string()
-}
-
-/// The keys a trust policy's error names (`Statement[0].Condition.StringEqual: …`), as path
-/// steps below the policy, so that its line is the line of the key at fault when the policy
-/// is written as a mapping; none when the message names no path.
-fn policy_error_path(message: &str) -> Vec<Seg> {
-    message
-        .split_once(": ")
-        .map(|(path, _)| KeyPath::parse_shown(path.trim_matches('`')).0)
-        .unwrap_or_default()
 }
 
 #[cfg(test)]

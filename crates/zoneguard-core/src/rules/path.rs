@@ -1,5 +1,6 @@
 //! Key paths inside a rules document (`irsa.trustPolicies["arn:…"]`, `inject[0].kinds`).
 
+use crate::trust::Step;
 use std::fmt;
 
 /// One step of a key path.
@@ -72,6 +73,17 @@ impl KeyPath {
                 .map(|s| Seg::Key(s.to_string()))
                 .collect(),
         )
+    }
+}
+
+/// A step into a trust policy as a step below the policy's key, so that an error inside a
+/// policy written as a mapping is on the line of the key at fault.
+impl From<&Step> for Seg {
+    fn from(step: &Step) -> Self {
+        match step {
+            Step::Key(key) | Step::Unknown(key) | Step::ConditionKey(key) => Seg::Key(key.clone()),
+            Step::Index(i) => Seg::Index(*i),
+        }
     }
 }
 

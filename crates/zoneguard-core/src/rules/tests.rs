@@ -283,6 +283,19 @@ fn a_trust_policy_error_in_a_mapping_is_on_the_line_of_the_key_at_fault() {
 }
 
 #[test]
+fn a_trust_policy_error_at_a_key_holding_spaces_or_dots_is_on_that_keys_line() {
+    let arn = "arn:aws:iam::111122223333:role/app";
+    let text = format!("irsa:\n  trustPolicies:\n    {arn}:\n      Statement:\n        Effect: Allow\n        Action: sts:AssumeRoleWithWebIdentity\n        Principal:\n          Fed x.y: x\n");
+    let e = one_error(&text);
+    assert_eq!(e.line, 8, "{text}\n{e}");
+    assert!(
+        e.message
+            .contains("Statement.Principal.Fed x.y: unknown key"),
+        "{e}"
+    );
+}
+
+#[test]
 fn inject_rules_are_checked() {
     let table = [
         (

@@ -4,6 +4,7 @@
 //! `Principal`.
 
 use super::condition::{Condition, Truth, Undecidable};
+use super::error::Steps;
 use super::glob;
 use super::policy::{
     from_json, parse_action_element, parse_conditions, parse_document, parse_element,
@@ -11,7 +12,7 @@ use super::policy::{
     Effect, Version,
 };
 use super::request::Context;
-use super::PolicyError;
+use super::{PolicyError, Step};
 use serde_json::{Map, Value as Json};
 
 /// A parsed permission policy document.
@@ -90,21 +91,21 @@ fn parse_policy(map: &Map<String, Json>) -> Result<PermissionPolicy, PolicyError
 
 fn parse_statement(
     map: &Map<String, Json>,
-    label: String,
+    at: &[Step],
     version: Version,
 ) -> Result<PermissionStatement, PolicyError> {
     let foreign = ["Principal", "NotPrincipal"];
     let why = "not allowed in an identity-based policy";
-    let (sid, effect) = statement_head(map, &label, &STATEMENT_KEYS, foreign, why)?;
+    let (sid, effect) = statement_head(map, at, &STATEMENT_KEYS, foreign, why)?;
     let resource = ["Resource", "NotResource"];
     let wrap = [ResourceElement::Resource, ResourceElement::NotResource];
     Ok(PermissionStatement {
         sid,
         effect,
-        action: parse_action_element(map, &label)?,
-        resource: parse_element(map, &label, resource, "missing Resource", strings, wrap)?,
-        conditions: parse_conditions(map.get("Condition"), &label, version)?,
-        label,
+        action: parse_action_element(map, at)?,
+        resource: parse_element(map, at, resource, "missing Resource", strings, wrap)?,
+        conditions: parse_conditions(map.get("Condition"), at, version)?,
+        label: Steps(at).to_string(),
     })
 }
 
@@ -317,11 +318,14 @@ mod tests {
         assert!(PermissionPolicy::from_document(text).is_ok());
         let e = PermissionPolicy::from_value(&json!({"Statement": {"Effect": "Allow", "Action": "x", "Resource": "*", "Principal": "*"}}))
             .expect_err("principal");
-        assert!(e.0.contains("Statement.Principal: not allowed"), "{e}");
+        assert!(
+            e.to_string().contains("Statement.Principal: not allowed"),
+            "{e}"
+        );
         let e =
             PermissionPolicy::from_value(&json!({"Statement": {"Effect": "Allow", "Action": "x"}}))
                 .expect_err("resource");
-        assert!(e.0.contains("missing Resource"), "{e}");
+        assert!(e.to_string().contains("missing Resource"), "{e}");
     }
 
     #[test]
@@ -341,9 +345,12 @@ mod tests {
         for (text, want) in cases {
             let permission = PermissionPolicy::from_document(&text).expect_err(&text);
             let trust = crate::trust::TrustPolicy::from_document(&text).expect_err(&text);
-            assert!(permission.0.contains(want), "{text}: {permission}");
-            assert!(trust.0.contains(want), "{text}: {trust}");
-            let decoded = |e: &PolicyError| e.0.contains("percent-decoded");
+            assert!(
+                permission.to_string().contains(want),
+                "{text}: {permission}"
+            );
+            assert!(trust.to_string().contains(want), "{text}: {trust}");
+            let decoded = |e: &PolicyError| e.to_string().contains("percent-decoded");
             assert_eq!(decoded(&permission), decoded(&trust), "{text}");
         }
     }

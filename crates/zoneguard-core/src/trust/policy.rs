@@ -3,8 +3,9 @@
 //! `Statement[1].Condition.StringEquals: expected an object, got a string`.
 
 use super::condition::{self, Condition, Operator, Test, Value};
+use super::error::{key, then, Steps};
 use super::request::PrincipalKind;
-use super::PolicyError;
+use super::{PolicyError, Step};
 use percent_encoding::percent_decode_str;
 use serde_json::{Map, Value as Json};
 
@@ -124,7 +125,7 @@ pub(super) fn from_json<P>(
     match (value, text) {
         (Json::String(s), Some(text)) => text(s),
         (Json::Object(map), _) => object(map),
-        (other, _) => Err(PolicyError(format!(
+        (other, _) => Err(PolicyError::whole(format!(
             "a {noun} must be a JSON object, got {}",
             describe(other)
         ))),
@@ -139,17 +140,17 @@ pub(super) fn parse_document(text: &str, noun: &str) -> Parsed<Json> {
     let (text, what) = if text.trim_start().starts_with('{') {
         (text, "")
     } else {
-        decoded = percent_decode_str(text)
-            .decode_utf8()
-            .map_err(|_| PolicyError(format!("the percent-decoded {noun} is not valid UTF-8")))?;
+        decoded = percent_decode_str(text).decode_utf8().map_err(|_| {
+            PolicyError::whole(format!("the percent-decoded {noun} is not valid UTF-8"))
+        })?;
         (decoded.as_ref(), "percent-decoded ")
     };
     serde_json::from_str(text)
-        .map_err(|e| PolicyError(format!("the {what}{noun} is not valid JSON: {e}")))
+        .map_err(|e| PolicyError::whole(format!("the {what}{noun} is not valid JSON: {e}")))
 }
 
-fn err(path: &str, message: impl Into<String>) -> PolicyError {
-    PolicyError(format!("{path}: {}", message.into()))
+fn err(at: &[Step], problem: impl Into<String>) -> PolicyError {
+    PolicyError::new(at, problem)
 }
 
 fn describe(value: &Json) -> &'static str {
@@ -163,16 +164,14 @@ fn describe(value: &Json) -> &'static str {
     }
 }
 
-fn unknown_key(path: &str, key: &str, known: &[&str]) -> PolicyError {
-    let hint = crate::suggest::closest(key, known.iter().copied())
+fn unknown_key(at: &[Step], name: &str, known: &[&str]) -> PolicyError {
+    let hint = crate::suggest::closest(name, known.iter().copied())
         .map(|k| format!(" (did you mean `{k}`?)"))
         .unwrap_or_else(|| format!(" (expected one of {})", known.join(", ")));
-    let at = if path.is_empty() {
-        format!("`{key}`")
-    } else {
-        format!("{path}.{key}")
-    };
-    PolicyError(format!("{at}: unknown key{hint}"))
+    err(
+        &then(at, Step::Unknown(name.to_owned())),
+        format!("unknown key{hint}"),
+    )
 }
 
 const POLICY_KEYS: [&str; 3] = ["Version", "Id", "Statement"];
@@ -190,11 +189,11 @@ fn parse_policy(map: &Map<String, Json>) -> Result<TrustPolicy, PolicyError> {
 /// Checks a policy's keys and its `Id`, and parses its `Version`.
 pub(super) fn policy_version(map: &Map<String, Json>) -> Result<Version, PolicyError> {
     if let Some(key) = map.keys().find(|k| !POLICY_KEYS.contains(&k.as_str())) {
-        return Err(unknown_key("", key, &POLICY_KEYS));
+        return Err(unknown_key(&[], key, &POLICY_KEYS));
     }
     if let Some(id) = map.get("Id").filter(|id| !id.is_string()) {
         return Err(err(
-            "Id",
+            &key(&[], "Id"),
             format!("expected a string, got {}", describe(id)),
         ));
     }
@@ -203,28 +202,32 @@ pub(super) fn policy_version(map: &Map<String, Json>) -> Result<Version, PolicyE
         Some(Json::String(v)) if v == "2012-10-17" => Ok(Version::V2012_10_17),
         Some(Json::String(v)) if v == "2008-10-17" => Ok(Version::V2008_10_17),
         Some(other) => Err(err(
-            "Version",
+            &key(&[], "Version"),
             format!("expected \"2012-10-17\" or \"2008-10-17\", got {other}"),
         )),
     }
 }
 
-/// The `Statement` element: one object, labelled `Statement`, or a list of them, labelled
+/// A statement's parser: its object, where it is, and the policy's version.
+type ParseStatement<S> = fn(&Map<String, Json>, &[Step], Version) -> Parsed<S>;
+
+/// The `Statement` element: one object, at `Statement`, or a list of them, at
 /// `Statement[0]`, `Statement[1]`, …, each parsed by `parse`. `missing` is the complaint
 /// when there is no `Statement`.
 pub(super) fn parse_statements<S>(
     map: &Map<String, Json>,
     version: Version,
     missing: &str,
-    parse: fn(&Map<String, Json>, String, Version) -> Parsed<S>,
+    parse: ParseStatement<S>,
 ) -> Parsed<Vec<S>> {
+    let at = key(&[], "Statement");
     let list = match map.get("Statement") {
-        None => return Err(err("Statement", missing)),
-        Some(Json::Object(one)) => return Ok(vec![parse(one, "Statement".to_owned(), version)?]),
+        None => return Err(err(&at, missing)),
+        Some(Json::Object(one)) => return Ok(vec![parse(one, &at, version)?]),
         Some(Json::Array(list)) => list,
         Some(other) => {
             return Err(err(
-                "Statement",
+                &at,
                 format!(
                     "expected an object or a list of objects, got {}",
                     describe(other)
@@ -235,11 +238,11 @@ pub(super) fn parse_statements<S>(
     list.iter()
         .enumerate()
         .map(|(i, item)| {
-            let label = format!("Statement[{i}]");
+            let at = then(&at, Step::Index(i));
             match item {
-                Json::Object(map) => parse(map, label, version),
+                Json::Object(map) => parse(map, &at, version),
                 other => Err(err(
-                    &label,
+                    &at,
                     format!("expected an object, got {}", describe(other)),
                 )),
             }
@@ -259,22 +262,22 @@ const STATEMENT_KEYS: [&str; 7] = [
 
 fn parse_statement(
     map: &Map<String, Json>,
-    label: String,
+    at: &[Step],
     version: Version,
 ) -> Result<Statement, PolicyError> {
     let foreign = ["Resource", "NotResource"];
     let why = "not allowed in a trust policy (the role itself is the resource)";
-    let (sid, effect) = statement_head(map, &label, &STATEMENT_KEYS, foreign, why)?;
+    let (sid, effect) = statement_head(map, at, &STATEMENT_KEYS, foreign, why)?;
     let principal = ["Principal", "NotPrincipal"];
     let missing = "missing Principal (a trust policy statement names who may assume the role)";
     let wrap = [PrincipalElement::Principal, PrincipalElement::NotPrincipal];
     Ok(Statement {
         sid,
         effect,
-        principal: parse_element(map, &label, principal, missing, parse_principals, wrap)?,
-        action: parse_action_element(map, &label)?,
-        conditions: parse_conditions(map.get("Condition"), &label, version)?,
-        label,
+        principal: parse_element(map, at, principal, missing, parse_principals, wrap)?,
+        action: parse_action_element(map, at)?,
+        conditions: parse_conditions(map.get("Condition"), at, version)?,
+        label: Steps(at).to_string(),
     })
 }
 
@@ -282,16 +285,16 @@ fn parse_statement(
 /// because `why`, and parses its `Sid` and `Effect`.
 pub(super) fn statement_head(
     map: &Map<String, Json>,
-    label: &str,
+    at: &[Step],
     keys: &[&str],
     foreign: [&str; 2],
     why: &str,
 ) -> Parsed<(Option<String>, Effect)> {
-    if let Some(key) = map.keys().find(|k| !keys.contains(&k.as_str())) {
-        return Err(if foreign.contains(&key.as_str()) {
-            err(&format!("{label}.{key}"), why)
+    if let Some(name) = map.keys().find(|k| !keys.contains(&k.as_str())) {
+        return Err(if foreign.contains(&name.as_str()) {
+            err(&key(at, name), why)
         } else {
-            unknown_key(label, key, keys)
+            unknown_key(at, name, keys)
         });
     }
     let sid = match map.get("Sid") {
@@ -299,16 +302,16 @@ pub(super) fn statement_head(
         Some(Json::String(s)) => Some(s.clone()),
         Some(other) => {
             return Err(err(
-                &format!("{label}.Sid"),
+                &key(at, "Sid"),
                 format!("expected a string, got {}", describe(other)),
             ))
         }
     };
-    Ok((sid, parse_effect(map.get("Effect"), label)?))
+    Ok((sid, parse_effect(map.get("Effect"), at)?))
 }
 
-fn parse_effect(value: Option<&Json>, label: &str) -> Result<Effect, PolicyError> {
-    let path = format!("{label}.Effect");
+fn parse_effect(value: Option<&Json>, at: &[Step]) -> Result<Effect, PolicyError> {
+    let path = key(at, "Effect");
     match value {
         Some(Json::String(e)) if e == "Allow" => Ok(Effect::Allow),
         Some(Json::String(e)) if e == "Deny" => Ok(Effect::Deny),
@@ -325,21 +328,21 @@ fn parse_effect(value: Option<&Json>, label: &str) -> Result<Effect, PolicyError
 /// when there is neither.
 pub(super) fn parse_element<T, E>(
     map: &Map<String, Json>,
-    label: &str,
+    at: &[Step],
     [name, not]: [&str; 2],
     missing: &str,
-    parse: fn(&Json, &str) -> Parsed<T>,
+    parse: fn(&Json, &[Step]) -> Parsed<T>,
     wrap: [fn(T) -> E; 2],
 ) -> Parsed<E> {
     match (map.get(name), map.get(not)) {
-        (Some(v), None) => Ok(wrap[0](parse(v, &format!("{label}.{name}"))?)),
-        (None, Some(v)) => Ok(wrap[1](parse(v, &format!("{label}.{not}"))?)),
-        (Some(_), Some(_)) => Err(err(label, format!("has both {name} and {not}"))),
-        (None, None) => Err(err(label, missing)),
+        (Some(v), None) => Ok(wrap[0](parse(v, &key(at, name))?)),
+        (None, Some(v)) => Ok(wrap[1](parse(v, &key(at, not))?)),
+        (Some(_), Some(_)) => Err(err(at, format!("has both {name} and {not}"))),
+        (None, None) => Err(err(at, missing)),
     }
 }
 
-fn parse_principals(value: &Json, path: &str) -> Result<Principals, PolicyError> {
+fn parse_principals(value: &Json, path: &[Step]) -> Result<Principals, PolicyError> {
     let map = match value {
         Json::String(s) if s == "*" => {
             return Ok(Principals {
@@ -359,15 +362,15 @@ fn parse_principals(value: &Json, path: &str) -> Result<Principals, PolicyError>
         }
     };
     let mut principals = Principals::default();
-    for (key, ids) in map {
-        let Some(kind) = PrincipalKind::from_policy_key(key) else {
+    for (name, ids) in map {
+        let Some(kind) = PrincipalKind::from_policy_key(name) else {
             return Err(unknown_key(
                 path,
-                key,
+                name,
                 &["AWS", "Federated", "Service", "CanonicalUser"],
             ));
         };
-        for id in strings(ids, &format!("{path}.{key}"))? {
+        for id in strings(ids, &key(path, name))? {
             principals.members.push((kind, id));
         }
     }
@@ -385,7 +388,7 @@ fn describe_short(value: &Json) -> String {
 }
 
 /// A string or a non-empty list of strings.
-pub(super) fn strings(value: &Json, path: &str) -> Result<Vec<String>, PolicyError> {
+pub(super) fn strings(value: &Json, path: &[Step]) -> Result<Vec<String>, PolicyError> {
     match value {
         Json::String(s) => Ok(vec![s.clone()]),
         Json::Array(items) if !items.is_empty() => items
@@ -394,7 +397,7 @@ pub(super) fn strings(value: &Json, path: &str) -> Result<Vec<String>, PolicyErr
             .map(|(i, item)| match item {
                 Json::String(s) => Ok(s.clone()),
                 other => Err(err(
-                    &format!("{path}[{i}]"),
+                    &then(path, Step::Index(i)),
                     format!("expected a string, got {}", describe(other)),
                 )),
             })
@@ -415,19 +418,19 @@ pub(super) fn strings(value: &Json, path: &str) -> Result<Vec<String>, PolicyErr
 
 pub(super) fn parse_action_element(
     map: &Map<String, Json>,
-    label: &str,
+    at: &[Step],
 ) -> Result<ActionElement, PolicyError> {
     let missing = "missing Action (e.g. \"sts:AssumeRoleWithWebIdentity\")";
     let wrap = [ActionElement::Action, ActionElement::NotAction];
-    parse_element(map, label, ["Action", "NotAction"], missing, strings, wrap)
+    parse_element(map, at, ["Action", "NotAction"], missing, strings, wrap)
 }
 
 pub(super) fn parse_conditions(
     value: Option<&Json>,
-    label: &str,
+    at: &[Step],
     version: Version,
 ) -> Result<Vec<Condition>, PolicyError> {
-    let path = format!("{label}.Condition");
+    let path = key(at, "Condition");
     let map = match value {
         None => return Ok(Vec::new()),
         Some(Json::Object(map)) => map,
@@ -440,7 +443,7 @@ pub(super) fn parse_conditions(
     };
     let mut conditions = Vec::new();
     for (name, keys) in map {
-        let op_path = format!("{path}.{name}");
+        let op_path = key(&path, name);
         let operator = Operator::parse(name).map_err(|m| err(&op_path, m))?;
         let Json::Object(keys) = keys else {
             return Err(err(
@@ -452,7 +455,7 @@ pub(super) fn parse_conditions(
             return Err(err(&op_path, "names no condition key"));
         }
         for (key, values) in keys {
-            let key_path = format!("{op_path}[{key:?}]");
+            let key_path = then(&op_path, Step::ConditionKey(key.clone()));
             let values = condition_values(values, &key_path, &operator, version)?;
             conditions.push(Condition {
                 operator: operator.clone(),
@@ -466,11 +469,11 @@ pub(super) fn parse_conditions(
 
 fn condition_values(
     value: &Json,
-    path: &str,
+    path: &[Step],
     operator: &Operator,
     version: Version,
 ) -> Result<Vec<Value>, PolicyError> {
-    let items: Vec<(String, &Json)> = match value {
+    let items: Vec<(Vec<Step>, &Json)> = match value {
         Json::Array(items) if items.is_empty() => {
             return Err(err(
                 path,
@@ -480,9 +483,9 @@ fn condition_values(
         Json::Array(items) => items
             .iter()
             .enumerate()
-            .map(|(i, v)| (format!("{path}[{i}]"), v))
+            .map(|(i, v)| (then(path, Step::Index(i)), v))
             .collect(),
-        single => vec![(path.to_owned(), single)],
+        single => vec![(path.to_vec(), single)],
     };
     items
         .into_iter()
@@ -551,7 +554,7 @@ mod tests {
     fn parse_err(value: Json) -> String {
         TrustPolicy::from_value(&value)
             .expect_err(&value.to_string())
-            .0
+            .to_string()
     }
 
     const WEB: &str = "sts:AssumeRoleWithWebIdentity";
@@ -598,6 +601,77 @@ mod tests {
                 message.contains(expected),
                 "{value}: {message:?} lacks {expected:?}"
             );
+        }
+    }
+
+    fn steps(value: Json) -> Vec<Step> {
+        TrustPolicy::from_value(&value)
+            .expect_err(&value.to_string())
+            .at
+    }
+
+    fn k(key: &str) -> Step {
+        Step::Key(key.to_owned())
+    }
+
+    #[test]
+    fn an_error_in_a_condition_carries_the_steps_to_its_operator_key_and_value() {
+        let p = json!({"Federated": "x"});
+        let operator = json!({"Statement": [{"Effect": "Allow", "Principal": p, "Action": WEB,
+            "Condition": {"StringEqual": {"k": "v"}}}]});
+        let at = [
+            k("Statement"),
+            Step::Index(0),
+            k("Condition"),
+            k("StringEqual"),
+        ];
+        assert_eq!(steps(operator), at);
+        let value = json!({"Statement": {"Effect": "Allow", "Principal": p, "Action": WEB,
+            "Condition": {"StringEquals": {"aws:SourceIp": ["a", null]}}}});
+        let key = Step::ConditionKey("aws:SourceIp".to_owned());
+        let at = [
+            k("Statement"),
+            k("Condition"),
+            k("StringEquals"),
+            key,
+            Step::Index(1),
+        ];
+        assert_eq!(steps(value), at);
+    }
+
+    #[test]
+    fn an_error_in_a_statement_of_a_list_carries_its_index() {
+        let p = json!({"Federated": "x"});
+        let second = json!({"Statement": [{"Effect": "Allow", "Principal": p, "Action": WEB}, 3]});
+        assert_eq!(steps(second), [k("Statement"), Step::Index(1)]);
+        let effect = json!({"Statement": [{"Effect": "allow", "Principal": p, "Action": WEB}]});
+        assert_eq!(steps(effect), [k("Statement"), Step::Index(0), k("Effect")]);
+    }
+
+    #[test]
+    fn an_unknown_key_is_its_last_step_and_is_shown_in_backticks_only_at_the_top() {
+        let top = TrustPolicy::from_value(&json!({"Statment": []})).unwrap_err();
+        assert_eq!(top.at, [Step::Unknown("Statment".to_owned())]);
+        assert_eq!(top.to_string(), format!("`Statment`: {}", top.problem));
+        let inner =
+            json!({"Statement": {"Effect": "Allow", "Principal": {"Fed": "x"}, "Action": WEB}});
+        let at = [
+            k("Statement"),
+            k("Principal"),
+            Step::Unknown("Fed".to_owned()),
+        ];
+        assert_eq!(steps(inner), at);
+    }
+
+    #[test]
+    fn an_error_of_the_whole_document_has_no_steps_and_shows_its_problem_alone() {
+        for e in [
+            TrustPolicy::from_document("{\"Statement\": ").unwrap_err(),
+            TrustPolicy::from_document("%FF%FE").unwrap_err(),
+            TrustPolicy::from_value(&json!([])).unwrap_err(),
+        ] {
+            assert!(e.at.is_empty(), "{e:?}");
+            assert_eq!(e.to_string(), e.problem);
         }
     }
 
@@ -655,22 +729,26 @@ mod tests {
 
     #[test]
     fn undecodable_or_invalid_documents_say_why() {
-        let e = TrustPolicy::from_document("%7B%22a").unwrap_err().0;
+        let e = TrustPolicy::from_document("%7B%22a")
+            .unwrap_err()
+            .to_string();
         assert!(
             e.starts_with("the percent-decoded trust policy is not valid JSON"),
             "{e}"
         );
-        let e = TrustPolicy::from_document("%FF%FE").unwrap_err().0;
+        let e = TrustPolicy::from_document("%FF%FE")
+            .unwrap_err()
+            .to_string();
         assert_eq!(e, "the percent-decoded trust policy is not valid UTF-8");
         let e = TrustPolicy::from_document("{\"Statement\": ")
             .unwrap_err()
-            .0;
+            .to_string();
         assert!(e.starts_with("the trust policy is not valid JSON"), "{e}");
-        let e = TrustPolicy::from_document("").unwrap_err().0;
+        let e = TrustPolicy::from_document("").unwrap_err().to_string();
         assert!(e.contains("not valid JSON"), "{e}");
         let e = TrustPolicy::from_value(&Json::String("[1]".into()))
             .unwrap_err()
-            .0;
+            .to_string();
         assert_eq!(e, "a trust policy must be a JSON object, got a list");
     }
 
