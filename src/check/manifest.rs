@@ -311,7 +311,7 @@ fn flaw_error(file: &str, document: usize, flaw: &yaml::Flaw) -> InputError {
     e
 }
 
-/// Adds the object `value`, read at `place` of `file` ("document 2", "document 2, items[3]"),
+/// Adds the object `value`, read at `place` of `file` (`document 2`, `document 2, items[3]`),
 /// or each item of a `…List`.
 fn push_object(
     file: &str,

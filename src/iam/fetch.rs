@@ -1,5 +1,5 @@
 //! The IAM calls, each bounded by its own timeout, with failures classified into "not found"
-//! and "unavailable: <why>" (never an error that escapes, never a hang).
+//! and `unavailable: <why>` (never an error that escapes, never a hang).
 
 use super::metrics::IamMetrics;
 use aws_credential_types::provider::error::CredentialsError;

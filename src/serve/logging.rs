@@ -1,5 +1,5 @@
 //! Logs: JSON on stderr when it is not a terminal, human text when it is; the per-request
-//! admission lines go out in batches ([`batch`]). Text is coloured only on a terminal.
+//! admission lines go out in batches (module `batch`). Text is coloured only on a terminal.
 
 mod batch;
 mod json_line;

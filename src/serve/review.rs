@@ -145,7 +145,7 @@ fn short(err: &serde_json::Error) -> String {
 /// Parse a request body as an `admission.k8s.io/v1` AdmissionReview.
 ///
 /// A valid review is decoded in one pass. Any body that pass refuses is decoded again in two
-/// steps ([`diagnose`]) to name what is wrong: the answer is the same, the error more precise.
+/// steps (`diagnose`) to name what is wrong: the answer is the same, the error more precise.
 // Kept out of line so that `scripts/instructions.sh` can count it in the LTO build (one call a
 // request).
 #[inline(never)]

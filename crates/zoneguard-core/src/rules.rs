@@ -350,7 +350,7 @@ pub fn empty_file_problem(text: &str) -> Option<&'static str> {
 }
 
 /// Parses one document's text (YAML or JSON) into its typed form. When it does not read, the
-/// errors are its first and, after one at a key, the errors after it ([`further`]).
+/// errors are its first and, after one at a key, the errors after it (module `further`).
 pub fn parse_doc(source: &RuleSource<'_>) -> Result<RulesDoc, Vec<RulesError>> {
     // A byte order mark, as some editors write, is not part of the document.
     let text = source.text.strip_prefix('\u{feff}').unwrap_or(source.text);

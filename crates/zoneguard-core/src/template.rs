@@ -1,6 +1,6 @@
 //! external-dns's `--fqdn-template`: the Go template that names an object which has no
 //! hostname of its own, parsed with external-dns's functions and run on the object as Go sees
-//! it ([`go_object`]).
+//! it (module `go_object`).
 
 mod budget;
 mod functions;
@@ -44,14 +44,14 @@ pub enum ParseError {
     /// external-dns refuses it too: the parser's message.
     #[error("{0}")]
     Syntax(String),
-    /// It passes a bound of zoneguard's ([`MAX_OUTPUT`], or what its functions may read and
+    /// It passes a bound of zoneguard's (`MAX_OUTPUT`, or what its functions may read and
     /// build) on an object with only a name and a namespace, so it would on any object.
     #[error("run on an object of kind {kind} with only a name and a namespace: {why}")]
     Unbounded { kind: &'static str, why: String },
 }
 
 /// The parsed `--fqdn-template` values, once per source they may be run for (in the order of
-/// [`SOURCES`]).
+/// `SOURCES`).
 #[derive(Clone)]
 pub struct FqdnTemplate {
     text: Arc<str>,

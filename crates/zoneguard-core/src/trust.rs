@@ -1,8 +1,9 @@
 //! IAM trust policies evaluated as STS evaluates `sts:AssumeRoleWithWebIdentity`.
 //!
-//! - [`policy`]: the document model and its parser (errors name what and where);
+//! - [`policy`]: the document model and its parser, whose [`PolicyError`]s carry the
+//!   [`Step`]s to the part at fault and the problem;
 //! - [`condition`]: condition operators and their three-valued evaluation;
-//! - [`request`] and [`evaluate`]: a generic request (action, principal, context keys)
+//! - [`request`] and [`mod@evaluate`]: a generic request (action, principal, context keys)
 //!   and the allow/deny decision, reusable for `sts:AssumeRole` role chains;
 //! - `explain`: nearest-miss explanations for IRSA denials.
 

@@ -64,7 +64,7 @@ pub const NODE_BYTES: u64 = 64;
 /// The least the aliases of a text may repeat (see [`alias_budget`]).
 pub const MIN_ALIAS_BYTES: u64 = 16 << 20;
 
-/// What the aliases of `text` may repeat in all, counted as [`Expansion`] counts: as much as
+/// What the aliases of `text` may repeat in all, counted as `Expansion` counts: as much as
 /// the text itself, and at least [`MIN_ALIAS_BYTES`]. An alias costs the parser nothing; the
 /// values it builds are copies, so this bounds the memory a text takes once read to about
 /// twice what a text of its size without aliases takes (and 16 MiB for a small one, such as a
