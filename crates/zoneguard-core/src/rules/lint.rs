@@ -19,6 +19,8 @@ pub(super) struct Lints<'a> {
     delegations: Vec<(RuleSource<'a>, Delegation)>,
     /// Kept if the namespace is in the combined `exemptNamespaces`.
     exempted: Vec<(RuleSource<'a>, Exempted)>,
+    /// An `inject` rule's Service type, kept if `sources.serviceTypeFilter` leaves it out.
+    service_types: Vec<(RuleSource<'a>, ServiceType)>,
 }
 
 impl<'a> Lints<'a> {
@@ -32,6 +34,8 @@ impl<'a> Lints<'a> {
             .extend(delegations(doc).into_iter().map(|d| (source, d)));
         self.exempted
             .extend(exempted(doc).into_iter().map(|e| (source, e)));
+        self.service_types
+            .extend(service_types(doc).into_iter().map(|t| (source, t)));
     }
 
     /// Every warning, once `rules` combine all the sources.
@@ -53,6 +57,13 @@ impl<'a> Lints<'a> {
             .filter(|(_, e)| exempt.contains(&e.namespace))
             .map(|(source, e)| (source, e.warning()));
         kept.extend(unused);
+        let read = &rules.sources.service_types;
+        let unread = self
+            .service_types
+            .into_iter()
+            .filter(|(_, t)| !read.is_empty() && !read.contains(&t.name))
+            .map(|(source, t)| (source, t.warning(read)));
+        kept.extend(unread);
         super::compile::locate(kept)
     }
 }
@@ -130,6 +141,60 @@ fn exempted(doc: &RulesDoc) -> Vec<Exempted> {
     named.chain(delegated).collect()
 }
 
+/// A Service type an `inject` rule is limited to (`inject[i].serviceTypes[j]`).
+struct ServiceType {
+    path: KeyPath,
+    name: String,
+}
+
+impl ServiceType {
+    /// The warning when external-dns reads only the Service types `read`.
+    fn warning(self, read: &[String]) -> CompileError {
+        let Self { path, name } = self;
+        let read = read.join(", ");
+        CompileError::new(path, format!("external-dns reads only the Service types of sources.serviceTypeFilter ({read}), so what this rule injects into {name} Services is never read; add {name} to serviceTypeFilter, or remove it here"))
+    }
+}
+
+/// The Service types of each `inject` rule of `doc` that can reach a Service.
+fn service_types(doc: &RulesDoc) -> Vec<ServiceType> {
+    let mut out = Vec::new();
+    for (i, rule) in doc.inject.iter().enumerate() {
+        if !reaches_services(&rule.kinds) {
+            continue;
+        }
+        let at = KeyPath::root().key("inject").index(i).key("serviceTypes");
+        out.extend(
+            rule.service_types
+                .iter()
+                .enumerate()
+                .map(|(j, name)| ServiceType {
+                    path: at.index(j),
+                    name: name.clone(),
+                }),
+        );
+    }
+    out
+}
+
+/// Whether an `inject` rule of `kinds` can reach a Service (no kinds: every kind it takes).
+fn reaches_services(kinds: &[String]) -> bool {
+    kinds.is_empty() || kinds.iter().any(|k| k == "Service")
+}
+
+/// The warning for an `inject` rule limited to Service types whose kinds hold no Service: the
+/// limit does nothing, and the rule was likely meant for Services.
+fn service_types_without_services(doc: &RulesDoc, out: &mut Vec<CompileError>) {
+    for (i, rule) in doc.inject.iter().enumerate() {
+        if rule.service_types.is_empty() || reaches_services(&rule.kinds) {
+            continue;
+        }
+        let path = KeyPath::root().key("inject").index(i).key("serviceTypes");
+        let kinds = rule.kinds.join(", ");
+        out.push(CompileError::new(path, format!("serviceTypes limits a rule on Services only, and this rule's kinds ({kinds}) hold no Service, so it limits nothing; add Service to kinds, or remove serviceTypes")));
+    }
+}
+
 /// The warnings about one rules document's own keys: domain filters and exclusions that can
 /// match no name zoneguard admits, or that are written as patterns.
 fn lint(doc: &RulesDoc) -> Vec<CompileError> {
@@ -142,6 +207,7 @@ fn lint(doc: &RulesDoc) -> Vec<CompileError> {
         filters(&at, "domainFilters", &filter.domain_filters, &mut out);
         filters(&at, "excludeDomains", &filter.exclude_domains, &mut out);
     }
+    service_types_without_services(doc, &mut out);
     out
 }
 

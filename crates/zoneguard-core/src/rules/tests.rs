@@ -1694,6 +1694,39 @@ fn an_inject_rule_or_a_delegation_in_an_exempt_namespace_is_warned_about_at_its_
     assert!(sources("{}").warnings.is_empty());
 }
 
+#[test]
+fn an_inject_rule_limited_to_service_types_it_cannot_reach_or_external_dns_does_not_read_is_warned_about(
+) {
+    let text = "sources: {serviceTypeFilter: [LoadBalancer]}\ninject:\n  - kinds: [Ingress]\n    serviceTypes: [LoadBalancer]\n    annotations: {a: b}\n  - kinds: [Service]\n    serviceTypes: [LoadBalancer, NodePort]\n    annotations: {a: b}\n";
+    let rules = RuleSet::parse("r", text).unwrap_or_else(|e| panic!("{e:?}"));
+    let got: Vec<(usize, &str, &str)> = rules
+        .warnings
+        .iter()
+        .map(|w| {
+            (
+                w.line,
+                w.key.as_str(),
+                w.message.split(',').next().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (4, "inject[0].serviceTypes", "serviceTypes limits a rule on Services only"),
+            (
+                7,
+                "inject[1].serviceTypes[1]",
+                "external-dns reads only the Service types of sources.serviceTypeFilter (LoadBalancer)"
+            ),
+        ]
+    );
+    // With no serviceTypeFilter external-dns reads every type.
+    let every = text.replace("sources: {serviceTypeFilter: [LoadBalancer]}\n", "");
+    let rules = RuleSet::parse("r", &every).unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(rules.warnings.len(), 1, "{:?}", rules.warnings);
+}
+
 /// Each error's (line, key, start of its message).
 fn placed(errors: &[RulesError]) -> Vec<(usize, &str, &str)> {
     errors
