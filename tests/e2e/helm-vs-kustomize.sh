@@ -15,6 +15,8 @@
 #                            vs  helm template --set namespace.create=true,webhook.fqdnTemplate=true
 #   manifests/ with the component manifests/inject-conditions/
 #                            vs  helm template --set namespace.create=true,webhook.injectConditions=true
+#   manifests/iam/           vs  helm template --set namespace.create=true, the overlay's rules as
+#                                extraRules.iam and its role ARN as serviceAccount.annotations
 #
 # Needs helm and kubectl (built by scripts/tools.sh when missing) and python3
 # with PyYAML.
@@ -110,6 +112,16 @@ compare_component NetworkPolicy network-policy networkPolicy.enabled
 compare_component "fqdn template" fqdn-template webhook.fqdnTemplate
 # zoneguard keeps the mutating webhook's condition
 compare_component "inject conditions" inject-conditions webhook.injectConditions
+
+# IAM mode: the overlay's rule ConfigMap zoneguard-rules-iam is the chart's extraRules.iam, and
+# its ServiceAccount patch the chart's serviceAccount.annotations.
+python3 - "$ROOT/manifests/iam/rules-iam.yaml" >"$work/rules-iam.yaml" <<'PY'
+import sys, yaml
+sys.stdout.write(yaml.safe_load(open(sys.argv[1]))["data"]["rules.yaml"])
+PY
+compare "IAM mode" manifests/iam --set namespace.create=true \
+  --set-file extraRules.iam="$work/rules-iam.yaml" \
+  --set-string 'serviceAccount.annotations.eks\.amazonaws\.com/role-arn=arn:aws:iam::111122223333:role/zoneguard'
 
 if [[ $failed -gt 0 ]]; then
   exit 1
