@@ -9,6 +9,7 @@ mod live;
 mod manifest;
 mod report;
 mod rule_files;
+pub mod usage;
 
 use input_error::{Input, InputError};
 use input_warning::InputWarning;
@@ -27,8 +28,9 @@ use zoneguard_core::verdict::Warning;
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Exit status: 0 every object admitted, 1 at least one denied, 2 unusable \
-input (rules or manifests, or no object found in them). With --output json, stdout is one JSON \
-document whatever the outcome, unusable input included (its errors under \"errors\")."
+input (rules or manifests, or no object found in them) or command line. With --output json, \
+stdout is one JSON document whatever the outcome, unusable input and a refused command line \
+included (its errors under \"errors\")."
 )]
 pub struct Args {
     /// Rules file (YAML or JSON): one rules document, or rule ConfigMaps (labelled

@@ -36,10 +36,25 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(&e),
+    };
     match cli.command {
         Command::Serve(args) => serve::run(args),
         Command::Check(args) => check::run(args),
         Command::Certs(args) => certs::run(args),
     }
+}
+
+/// clap's error, as `Cli::parse` would give it (help and version included); under `check
+/// --output json` also the JSON report of it on stdout.
+fn usage_error(e: &clap::Error) -> ExitCode {
+    let json = e.use_stderr() && check::usage::wants_json(&std::env::args_os().collect::<Vec<_>>());
+    if json {
+        check::usage::print_json(&e.render().to_string());
+    }
+    // Prints on stderr (help and version on stdout) as `Cli::parse` does.
+    let _ = e.print();
+    ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2))
 }

@@ -1017,6 +1017,28 @@ fn every_misspelt_key_of_a_rules_file_is_its_own_json_error_at_its_line() {
 }
 
 #[test]
+fn a_command_line_clap_refuses_is_still_one_json_document_under_output_json() {
+    let (code, doc) = json_doc(&["--rules", RULES, "--bogus", "-"], Some(b""));
+    assert_eq!(code, Some(2), "{doc}");
+    assert_eq!(doc["errors"][0]["input"], "arguments", "{doc}");
+    assert_eq!(
+        doc["errors"][0]["message"],
+        "unexpected argument '--bogus' found"
+    );
+    assert_eq!(doc["summary"]["errors"], 1);
+    let (code, doc) = json_doc(&["-"], Some(b""));
+    assert_eq!(code, Some(2), "{doc}");
+    assert_eq!(
+        doc["errors"][0]["message"],
+        "the following required arguments were not provided: --rules <FILE>"
+    );
+    // Text output stays clap's alone, on stderr.
+    let out = zoneguard(&["check", "--rules", RULES, "--bogus", "-"], Some(b""));
+    assert_exit(&out, 2);
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
 fn unusable_manifests_are_json_errors_beside_the_results_naming_document_item_and_object() {
     let (code, doc) = json_doc(
         &["--rules", RULES, "tests/fixtures/check/misshapen.yaml"],

@@ -11,6 +11,8 @@ pub enum Input {
     Rules,
     Manifests,
     Iam,
+    /// The command line itself (under `--output json`, a usage error clap refused).
+    Arguments,
 }
 
 /// Input zoneguard cannot use; names the file and, where known, the line, and what in the file

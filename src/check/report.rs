@@ -57,17 +57,24 @@ pub fn print(format: Format, enforcement: Option<Enforcement>, outcome: &Outcome
         match e.input {
             Input::Rules => eprintln!("zoneguard check: rules: {e}"),
             Input::Manifests | Input::Iam => eprintln!("zoneguard check: {e}"),
+            // clap has printed it in its own words.
+            Input::Arguments => {}
         }
     }
     match format {
-        Format::Json => println!(
-            "{}",
-            serde_json::to_string_pretty(&to_json(enforcement, outcome, inputs))
-                .unwrap_or_default()
-        ),
+        Format::Json => print_json(enforcement, outcome, inputs),
         Format::Text if enforcement.is_some() => print!("{}", to_text(outcome)),
         Format::Text => {}
     }
+}
+
+/// The JSON report alone, on stdout.
+pub fn print_json(enforcement: Option<Enforcement>, outcome: &Outcome, inputs: Inputs) {
+    let report = to_json(enforcement, outcome, inputs);
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&report).unwrap_or_default()
+    );
 }
 
 /// The JSON report, as the README's `--output json` example shows it.
