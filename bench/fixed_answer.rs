@@ -7,9 +7,10 @@
 //!
 //! It takes `zoneguard serve`'s own flags and builds its listener from the same `Config`, so the
 //! certificate, listen address and connection timeouts are those a `zoneguard serve` with the
-//! same flags would use (flags about rules, probes and requests are accepted and unused):
+//! same flags would use (flags about rules, probes and requests are accepted and unused; a rules
+//! source is required, as `serve` requires one):
 //!
-//!   cargo run --release --example fixed_answer -- --listen <addr> --tls-cert <crt> --tls-key <key>
+//!   cargo run --release --example fixed_answer -- --listen <addr> --tls-cert <crt> --tls-key <key> --rules <file>
 //!
 //! (`scripts/bench.sh` builds and starts it beside zoneguard and nginx.)
 

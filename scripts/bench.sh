@@ -145,7 +145,7 @@ nginx_pids() { printf '%s\n' "$NGINX_PID"; pgrep -P "$NGINX_PID" || true; }
 
 free_port FLOOR_PORT
 bg_start "$W/floor.log" "${SERVER_PIN[@]}" "$FLOOR_BIN" --listen "127.0.0.1:$FLOOR_PORT" \
-  --tls-cert "$W/tls/tls.crt" --tls-key "$W/tls/tls.key"
+  --tls-cert "$W/tls/tls.crt" --tls-key "$W/tls/tls.key" --rules "$BENCH_RULES"
 FLOOR_PID=$BG_PID
 wait_https "$FLOOR_PID" "$FLOOR_PORT" 5 "$W/floor.log"
 

@@ -134,7 +134,7 @@ server() {
     --listen "127.0.0.1:$port" --probe-listen "127.0.0.1:$probe" --log-format json
   zg_requests=$REQUESTS
   callgrind_load "$W/floor.out" "$floor_port" "$FLOOR_BIN" --listen "127.0.0.1:$floor_port" \
-    --tls-cert "$W/tls/tls.crt" --tls-key "$W/tls/tls.key"
+    --tls-cert "$W/tls/tls.crt" --tls-key "$W/tls/tls.key" --rules "$BENCH_RULES"
   floor_requests=$REQUESTS
   printf 'requests: %s (the four-request mix, 4 connections; the stack floor: %s)\n' \
     "$zg_requests" "$floor_requests"
