@@ -350,7 +350,7 @@ pub fn empty_file_problem(text: &str) -> Option<&'static str> {
 }
 
 /// Parses one document's text (YAML or JSON) into its typed form. When it does not read, the
-/// errors are its first and, after one at a key, the errors after it (module `further`).
+/// errors are its first and, after one at a key, the errors after it (`further::after`).
 pub fn parse_doc(source: &RuleSource<'_>) -> Result<RulesDoc, Vec<RulesError>> {
     // A byte order mark, as some editors write, is not part of the document.
     let text = source.text.strip_prefix('\u{feff}').unwrap_or(source.text);
@@ -377,20 +377,16 @@ pub fn parse_doc(source: &RuleSource<'_>) -> Result<RulesDoc, Vec<RulesError>> {
             let first = yaml_error(source, &e);
             // The text read as YAML once: it is read again for the errors after the first.
             let document = serde_yaml_ng::from_str(text).unwrap_or_default();
-            with_further(source, document, first)
+            let further = further::after(source, document, &first);
+            std::iter::once(first).chain(further).collect()
         })
 }
 
-/// `first` and the errors of `document` after it.
-fn with_further(source: &RuleSource<'_>, document: Value, first: RulesError) -> Vec<RulesError> {
-    let further = further::further_errors(source, document, &first);
-    std::iter::once(first).chain(further).collect()
-}
-
 /// A document with merge keys (`<<`), applied as `zoneguard check` applies them to manifests
-/// ([`crate::yaml::apply_merges`]); the merged document is written out and read again, so
-/// that an error names its key path, and its line is that of the path's longest prefix in the
-/// text as written (a key a merge brought in stands where its mapping does).
+/// ([`crate::yaml::apply_merges`]), then read from the merged value. Its errors (the first
+/// and those after it, `further::errors`) name their key paths, each at the line of the path's
+/// longest prefix in the text as written (a key a merge brought in stands where its mapping
+/// does).
 fn parse_merged(
     source: &RuleSource<'_>,
     document: serde_yaml_ng::Deserializer<'_>,
@@ -411,14 +407,18 @@ fn parse_merged(
             ..at_document(e.problem)
         }]
     })?;
-    let text = serde_yaml_ng::to_string(&merged).map_err(|e| vec![at_document(e.to_string())])?;
-    Option::<RulesDoc>::deserialize(serde_yaml_ng::Deserializer::from_str(&text))
-        .map(Option::unwrap_or_default)
-        .map_err(|e| {
-            let mut first = yaml_error(source, &e);
-            first.line = locate::line_of(source.text, &KeyPath::parse_shown(&first.key));
-            with_further(source, merged, first)
-        })
+    match Option::<RulesDoc>::deserialize(&merged) {
+        Ok(doc) => Ok(doc.unwrap_or_default()),
+        Err(e) => {
+            let errors = further::errors(source, merged);
+            // The same value read the same way: never empty, but an error is never lost.
+            Err(if errors.is_empty() {
+                vec![at_document(e.to_string())]
+            } else {
+                errors
+            })
+        }
+    }
 }
 
 fn flaw_error(source: &RuleSource<'_>, flaw: &locate::Flaw) -> RulesError {

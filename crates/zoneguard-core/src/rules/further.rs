@@ -1,6 +1,6 @@
-//! The errors a rules document holds after its first. serde stops at the first, so the key at
-//! fault is taken out of the document and the rest is read again, as long as each error stands
-//! at a key that can be taken out without moving any other.
+//! The errors a rules document holds, past the first one serde stops at: the key at fault is
+//! taken out of the document and the rest is read again, as long as each error stands at a key
+//! that can be taken out without moving any other.
 
 use super::document::RulesDoc;
 use super::path::{KeyPath, Seg};
@@ -12,71 +12,90 @@ use serde_yaml_ng::Value;
 /// amount of work for a document that is wrong throughout.
 pub(super) const MAX_FURTHER: usize = 20;
 
-/// The errors of `document` (what `source`'s text reads as) after `first`, in the order they
-/// are met, each at its line in the text. None when the first fault met is not `first`: the
-/// rest would then be read out of step with what was told.
-pub(super) fn further_errors(
+/// The errors of `document` (what `source`'s text reads as) after `first`, which the text's own
+/// reading told. None when the first fault met is not `first`: the rest would then be read out
+/// of step with what was told.
+pub(super) fn after(
     source: &RuleSource<'_>,
-    mut document: Value,
+    document: Value,
     first: &RulesError,
 ) -> Vec<RulesError> {
-    match next_fault(&document) {
-        Some((path, _)) if path.to_string() == first.key && take_out(&mut document, &path) => {}
-        _ => return Vec::new(),
+    let mut errors = errors(source, document);
+    match errors.first() {
+        Some(met) if met.key == first.key => errors.split_off(1),
+        _ => Vec::new(),
     }
-    let mut faults = Vec::new();
-    while faults.len() < MAX_FURTHER {
-        let Some((path, message)) = next_fault(&document) else {
+}
+
+/// Every error of reading `document` (what `source`'s text reads as) as rules, in the order
+/// they are met, each at its line in the text: the first, and up to [`MAX_FURTHER`] after it.
+pub(super) fn errors(source: &RuleSource<'_>, mut document: Value) -> Vec<RulesError> {
+    let mut faults: Vec<Fault> = Vec::new();
+    while faults.len() <= MAX_FURTHER {
+        let Some(fault) = next_fault(&document) else {
             break;
         };
-        // A key taken out that was required is no fault of the text.
-        if message.starts_with("missing field") {
+        // After a key was taken out, a required key missing is no fault of the text.
+        if !faults.is_empty() && fault.message.starts_with("missing field") {
             break;
         }
-        let taken = take_out(&mut document, &path);
-        faults.push((path, message));
+        let taken = fault.whole && take_out(&mut document, &fault.path);
+        faults.push(fault);
         if !taken {
             break;
         }
     }
-    let paths: Vec<KeyPath> = faults.iter().map(|(path, _)| path.clone()).collect();
+    let paths: Vec<KeyPath> = faults.iter().map(|f| f.path.clone()).collect();
     let lines = locate::lines_of(source.text, &paths);
     faults
         .into_iter()
         .zip(lines)
-        .map(|((path, message), line)| {
-            let key = path.to_string();
+        .map(|(fault, line)| {
+            let key = fault.path.to_string();
             RulesError {
                 source_name: source.name.to_string(),
                 line,
-                message: words::in_user_words(&message, &key),
+                message: words::in_user_words(&fault.message, &key),
                 key,
             }
         })
         .collect()
 }
 
-/// The first fault in reading `document` as rules: its key path and serde's message; none
-/// when it reads, or when the fault stands under a key that is not a string.
-fn next_fault(document: &Value) -> Option<(KeyPath, String)> {
+/// A fault in reading a document as rules: where, and serde's message.
+struct Fault {
+    path: KeyPath,
+    /// False when the path stops short of the fault (under a key that is not a string).
+    whole: bool,
+    message: String,
+}
+
+/// The first fault in reading `document` as rules; none when it reads.
+fn next_fault(document: &Value) -> Option<Fault> {
     let error = serde_path_to_error::deserialize::<_, Option<RulesDoc>>(document).err()?;
-    let path = key_path(error.path())?;
-    Some((path, error.into_inner().to_string()))
+    let (path, whole) = key_path(error.path());
+    Some(Fault {
+        path,
+        whole,
+        message: error.into_inner().to_string(),
+    })
 }
 
-fn key_path(path: &serde_path_to_error::Path) -> Option<KeyPath> {
-    path.iter()
-        .map(|segment| match segment {
-            Segment::Map { key } => Some(Seg::Key(key.clone())),
-            Segment::Seq { index } => Some(Seg::Index(*index)),
-            Segment::Enum { .. } | Segment::Unknown => None,
-        })
-        .collect::<Option<Vec<_>>>()
-        .map(KeyPath)
+/// `path` as a key path, as far as it is one; and whether it is one all along.
+fn key_path(path: &serde_path_to_error::Path) -> (KeyPath, bool) {
+    let mut segs = Vec::new();
+    for segment in path {
+        segs.push(match segment {
+            Segment::Map { key } => Seg::Key(key.clone()),
+            Segment::Seq { index } => Seg::Index(*index),
+            Segment::Enum { .. } | Segment::Unknown => return (KeyPath(segs), false),
+        });
+    }
+    (KeyPath(segs), true)
 }
 
-/// Takes the key at `path` out of its mapping; false when `path` ends at a list item (taking
-/// it out would move the items after it) or leads nowhere.
+/// Takes the key at `path` out of its mapping, keeping the order of the others; false when
+/// `path` ends at a list item (taking it out would move the items after it) or leads nowhere.
 fn take_out(document: &mut Value, path: &KeyPath) -> bool {
     let Some((Seg::Key(last), parents)) = path.0.split_last() else {
         return false;

@@ -31,40 +31,6 @@ impl KeyPath {
         Self(segs)
     }
 
-    /// The path `Display` wrote as `text` (`a.b[0]["k"]`), as far as it reads: up to a part
-    /// that is not a key or index; empty when a plain key holds a space (a sentence, not a
-    /// path).
-    pub fn parse_shown(text: &str) -> Self {
-        let mut rest = text;
-        let mut steps = Vec::new();
-        while !rest.is_empty() {
-            if let Some(after) = rest.strip_prefix('.') {
-                rest = after;
-            } else if let Some(after) = rest.strip_prefix("[\"") {
-                let Some(end) = after.find("\"]") else {
-                    break;
-                };
-                steps.push(Seg::Key(after[..end].to_string()));
-                rest = &after[end + 2..];
-            } else if let Some(after) = rest.strip_prefix('[') {
-                let Some((index, after)) = after.split_once(']') else {
-                    break;
-                };
-                let Ok(index) = index.parse() else { break };
-                steps.push(Seg::Index(index));
-                rest = after;
-            } else {
-                let end = rest.find(['.', '[']).unwrap_or(rest.len());
-                if rest[..end].contains(' ') {
-                    return Self::root();
-                }
-                steps.push(Seg::Key(rest[..end].to_string()));
-                rest = &rest[end..];
-            }
-        }
-        Self(steps)
-    }
-
     /// Builds a path from dotted plain keys (`"irsa.issuer"`).
     pub fn parse_dotted(text: &str) -> Self {
         Self(
@@ -114,32 +80,6 @@ impl fmt::Display for KeyPath {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_shown_path_reads_back_as_far_as_it_is_one() {
-        let policy = KeyPath::root()
-            .key("Statement")
-            .index(0)
-            .key("Condition")
-            .key("StringEquals")
-            .key("oidc.example/id/A:sub");
-        let table = [
-            (policy.to_string(), policy.clone()),
-            (
-                "irsa.issuer".to_string(),
-                KeyPath::parse_dotted("irsa.issuer"),
-            ),
-            (
-                "Statement[0].Condition[x".to_string(),
-                KeyPath::root().key("Statement").index(0).key("Condition"),
-            ),
-            ("the policy is empty".to_string(), KeyPath::root()),
-            (String::new(), KeyPath::root()),
-        ];
-        for (text, want) in table {
-            assert_eq!(KeyPath::parse_shown(&text), want, "{text}");
-        }
-    }
 
     #[test]
     fn paths_print_like_the_fields_a_user_wrote() {
