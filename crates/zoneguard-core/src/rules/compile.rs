@@ -442,7 +442,7 @@ fn inject_rule(
         };
         let checked = crate::mutation::check_template(template)
             .and_then(|()| check_size(key, template))
-            .and_then(|()| check_fixed_value(key, template, prefix, &doc.kinds));
+            .and_then(|()| check_fixed_value(key, template, prefix, doc));
         if let Err(why) = checked {
             errors.push(CompileError::new(path, why));
         }
@@ -486,9 +486,9 @@ fn check_fixed_value(
     key: &str,
     value: &str,
     prefix: Option<&str>,
-    kinds: &[String],
+    rule: &InjectDoc,
 ) -> Result<(), String> {
-    let reaches = |kind: &str| kinds.is_empty() || kinds.iter().any(|k| k == kind);
+    let reaches = |kind: &str| rule.reaches(kind);
     // `check_template` passed: every '{' opens a placeholder.
     if value.contains('{') {
         return Ok(());

@@ -125,6 +125,13 @@ pub struct InjectDoc {
     pub annotations: BTreeMap<String, Option<String>>,
 }
 
+impl InjectDoc {
+    /// Whether the rule can reach objects of `kind`: no `kinds` reaches every kind it may name.
+    pub fn reaches(&self, kind: &str) -> bool {
+        self.kinds.is_empty() || self.kinds.iter().any(|k| k == kind)
+    }
+}
+
 /// IRSA settings.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]

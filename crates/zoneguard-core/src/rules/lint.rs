@@ -13,191 +13,151 @@ use crate::filter::DomainFilter;
 pub(super) struct Lints<'a> {
     /// Decided by a document alone.
     settled: Vec<(RuleSource<'a>, CompileError)>,
-    /// Kept if no source sets `irsa.issuer`.
-    issuer_needed: Vec<(RuleSource<'a>, CompileError)>,
-    /// Kept if the cluster's filters admit no name under the domain.
-    delegations: Vec<(RuleSource<'a>, Delegation)>,
-    /// Kept if the namespace is in the combined `exemptNamespaces`.
-    exempted: Vec<(RuleSource<'a>, Exempted)>,
-    /// An `inject` rule's Service type, kept if `sources.serviceTypeFilter` leaves it out.
-    service_types: Vec<(RuleSource<'a>, ServiceType)>,
+    /// Decided by the rules combined from every source.
+    pending: Vec<(RuleSource<'a>, Pending)>,
 }
 
 impl<'a> Lints<'a> {
     /// Notes the warnings of the document `doc` of `source`.
     pub(super) fn note(&mut self, doc: &RulesDoc, source: RuleSource<'a>) {
+        let mut pending = Vec::new();
         self.settled
-            .extend(lint(doc).into_iter().map(|w| (source, w)));
-        self.issuer_needed
-            .extend(issuer_needed(doc).map(|w| (source, w)));
-        self.delegations
-            .extend(delegations(doc).into_iter().map(|d| (source, d)));
-        self.exempted
-            .extend(exempted(doc).into_iter().map(|e| (source, e)));
-        self.service_types
-            .extend(service_types(doc).into_iter().map(|t| (source, t)));
+            .extend(lint(doc, &mut pending).into_iter().map(|w| (source, w)));
+        self.pending
+            .extend(pending.into_iter().map(|p| (source, p)));
     }
 
     /// Every warning, once `rules` combine all the sources.
+    /// Those of the combined rules come kind by kind, each kind in the order of the sources.
     pub(super) fn settle(self, rules: &RuleSet) -> Vec<RulesError> {
         let mut kept = self.settled;
-        if rules.irsa.issuer.is_none() {
-            kept.extend(self.issuer_needed);
-        }
-        let unreachable = self
-            .delegations
-            .into_iter()
-            .filter(|(_, d)| !admits_under(&rules.cluster, &d.name))
-            .map(|(source, d)| (source, d.warning()));
-        kept.extend(unreachable);
-        let exempt = &rules.exempt_namespaces;
-        let unused = self
-            .exempted
-            .into_iter()
-            .filter(|(_, e)| exempt.contains(&e.namespace))
-            .map(|(source, e)| (source, e.warning()));
-        kept.extend(unused);
-        let read = &rules.sources.service_types;
-        let unread = self
-            .service_types
-            .into_iter()
-            .filter(|(_, t)| !read.is_empty() && !read.contains(&t.name))
-            .map(|(source, t)| (source, t.warning(read)));
-        kept.extend(unread);
+        let mut pending = self.pending;
+        pending.sort_by_key(|(_, p)| p.rank());
+        let borne_out = pending.into_iter();
+        kept.extend(borne_out.filter_map(|(source, p)| Some((source, p.settle(rules)?))));
         super::compile::locate(kept)
     }
 }
 
-/// A domain delegated to a namespace (`namespaces.<ns>.domainFilters[i]`).
-struct Delegation {
-    path: KeyPath,
-    namespace: String,
-    /// As written.
-    domain: String,
-    /// Trimmed of spaces and dots.
-    name: String,
+/// A warning about one document that the combined rules bear out or not.
+enum Pending {
+    /// Trust policies or IAM mode: kept if no source sets `irsa.issuer`.
+    Issuer(CompileError),
+    /// A domain delegated to a namespace (`namespaces.<ns>.domainFilters[i]`): kept if the
+    /// cluster's filters admit no name under it. `domain` as written, `name` trimmed of spaces
+    /// and dots.
+    Delegation {
+        path: KeyPath,
+        namespace: String,
+        domain: String,
+        name: String,
+    },
+    /// A namespace an `inject` rule names (`inject`), or a delegated one: kept if
+    /// `exemptNamespaces` lists it.
+    Exempted {
+        path: KeyPath,
+        namespace: String,
+        inject: bool,
+    },
+    /// A Service type an `inject` rule is limited to: kept if `sources.serviceTypeFilter` leaves
+    /// it out.
+    ServiceType { path: KeyPath, name: String },
 }
 
-impl Delegation {
-    /// The warning when the cluster's filters admit no name under it.
-    fn warning(self) -> CompileError {
-        let Self {
-            path,
-            namespace,
-            domain,
-            ..
-        } = self;
-        CompileError::new(path, format!("{domain:?} is outside what this cluster's filters admit (domainFilters, excludeDomains and the regexes at the top of the rules), so every name namespace {namespace} asks for under it is denied as hostname-outside-filters; add it to the cluster's domainFilters too, or delegate a domain the cluster's filters admit"))
+impl Pending {
+    /// Its kind's place among the warnings.
+    fn rank(&self) -> u8 {
+        match self {
+            Self::Issuer(_) => 0,
+            Self::Delegation { .. } => 1,
+            Self::Exempted { .. } => 2,
+            Self::ServiceType { .. } => 3,
+        }
     }
-}
 
-/// A namespace that a rule names by name: an `inject` rule's, or a delegation's.
-struct Exempted {
-    path: KeyPath,
-    namespace: String,
-    /// Named by an `inject` rule (else: delegated domains).
-    inject: bool,
-}
-
-impl Exempted {
-    /// The warning when the namespace is in `exemptNamespaces`.
-    fn warning(self) -> CompileError {
-        let Self {
-            path,
-            namespace,
-            inject,
-        } = self;
-        let (never, fix) = if inject {
-            (
-                "this inject rule never injects there",
-                "or from this rule's namespaces",
-            )
-        } else {
-            ("its delegated filters are never used", "or this delegation")
-        };
-        CompileError::new(path, format!("namespace {namespace} is in exemptNamespaces, where zoneguard neither checks nor mutates anything, so {never}; remove it from exemptNamespaces, {fix}"))
+    /// The warning, when `rules` bear it out.
+    fn settle(self, rules: &RuleSet) -> Option<CompileError> {
+        match self {
+            Self::Issuer(warning) => rules.irsa.issuer.is_none().then_some(warning),
+            Self::Delegation {
+                path,
+                namespace,
+                domain,
+                name,
+            } => (!admits_under(&rules.cluster, &name)).then(|| CompileError::new(path, format!("{domain:?} is outside what this cluster's filters admit (domainFilters, excludeDomains and the regexes at the top of the rules), so every name namespace {namespace} asks for under it is denied as hostname-outside-filters; add it to the cluster's domainFilters too, or delegate a domain the cluster's filters admit"))),
+            Self::Exempted {
+                path,
+                namespace,
+                inject,
+            } => rules.exempt_namespaces.contains(&namespace).then(|| {
+                let (never, fix) = if inject {
+                    (
+                        "this inject rule never injects there",
+                        "or from this rule's namespaces",
+                    )
+                } else {
+                    ("its delegated filters are never used", "or this delegation")
+                };
+                CompileError::new(path, format!("namespace {namespace} is in exemptNamespaces, where zoneguard neither checks nor mutates anything, so {never}; remove it from exemptNamespaces, {fix}"))
+            }),
+            Self::ServiceType { path, name } => {
+                let read = &rules.sources.service_types;
+                (!read.is_empty() && !read.contains(&name)).then(|| {
+                    let read = read.join(", ");
+                    CompileError::new(path, format!("external-dns reads only the Service types of sources.serviceTypeFilter ({read}), so what this rule injects into {name} Services is never read; add {name} to serviceTypeFilter, or remove it here"))
+                })
+            }
+        }
     }
 }
 
 /// Each namespace `doc` names in an `inject` rule's `namespaces` or as a delegation.
-fn exempted(doc: &RulesDoc) -> Vec<Exempted> {
+fn exempted(doc: &RulesDoc, pending: &mut Vec<Pending>) {
     let root = KeyPath::root();
-    let named = doc.inject.iter().enumerate().flat_map(|(i, rule)| {
-        let at = root.key("inject").index(i).key("namespaces");
-        rule.namespaces
-            .iter()
-            .enumerate()
-            .map(move |(j, ns)| Exempted {
-                path: at.index(j),
-                namespace: ns.clone(),
-                inject: true,
-            })
-    });
-    let delegated = doc.namespaces.keys().map(|ns| Exempted {
-        path: root.key("namespaces").key(ns),
-        namespace: ns.clone(),
-        inject: false,
-    });
-    named.chain(delegated).collect()
-}
-
-/// A Service type an `inject` rule is limited to (`inject[i].serviceTypes[j]`).
-struct ServiceType {
-    path: KeyPath,
-    name: String,
-}
-
-impl ServiceType {
-    /// The warning when external-dns reads only the Service types `read`.
-    fn warning(self, read: &[String]) -> CompileError {
-        let Self { path, name } = self;
-        let read = read.join(", ");
-        CompileError::new(path, format!("external-dns reads only the Service types of sources.serviceTypeFilter ({read}), so what this rule injects into {name} Services is never read; add {name} to serviceTypeFilter, or remove it here"))
-    }
-}
-
-/// The Service types of each `inject` rule of `doc` that can reach a Service.
-fn service_types(doc: &RulesDoc) -> Vec<ServiceType> {
-    let mut out = Vec::new();
     for (i, rule) in doc.inject.iter().enumerate() {
-        if !reaches_services(&rule.kinds) {
-            continue;
-        }
-        let at = KeyPath::root().key("inject").index(i).key("serviceTypes");
-        out.extend(
-            rule.service_types
+        let at = root.key("inject").index(i).key("namespaces");
+        pending.extend(
+            rule.namespaces
                 .iter()
                 .enumerate()
-                .map(|(j, name)| ServiceType {
+                .map(|(j, ns)| Pending::Exempted {
                     path: at.index(j),
-                    name: name.clone(),
+                    namespace: ns.clone(),
+                    inject: true,
                 }),
         );
     }
-    out
+    pending.extend(doc.namespaces.keys().map(|ns| Pending::Exempted {
+        path: root.key("namespaces").key(ns),
+        namespace: ns.clone(),
+        inject: false,
+    }));
 }
 
-/// Whether an `inject` rule of `kinds` can reach a Service (no kinds: every kind it takes).
-fn reaches_services(kinds: &[String]) -> bool {
-    kinds.is_empty() || kinds.iter().any(|k| k == "Service")
-}
-
-/// The warning for an `inject` rule limited to Service types whose kinds hold no Service: the
-/// limit does nothing, and the rule was likely meant for Services.
-fn service_types_without_services(doc: &RulesDoc, out: &mut Vec<CompileError>) {
+/// Each `inject` rule's `serviceTypes`: a warning now when the rule's kinds hold no Service (the
+/// limit does nothing, and the rule was likely meant for Services), else each type pending on
+/// `sources.serviceTypeFilter`.
+fn service_types(doc: &RulesDoc, out: &mut Vec<CompileError>, pending: &mut Vec<Pending>) {
     for (i, rule) in doc.inject.iter().enumerate() {
-        if rule.service_types.is_empty() || reaches_services(&rule.kinds) {
-            continue;
+        let at = KeyPath::root().key("inject").index(i).key("serviceTypes");
+        if rule.reaches("Service") {
+            pending.extend(rule.service_types.iter().enumerate().map(|(j, name)| {
+                Pending::ServiceType {
+                    path: at.index(j),
+                    name: name.clone(),
+                }
+            }));
+        } else if !rule.service_types.is_empty() {
+            let kinds = rule.kinds.join(", ");
+            out.push(CompileError::new(at, format!("serviceTypes limits a rule on Services only, and this rule's kinds ({kinds}) hold no Service, so it limits nothing; add Service to kinds, or remove serviceTypes")));
         }
-        let path = KeyPath::root().key("inject").index(i).key("serviceTypes");
-        let kinds = rule.kinds.join(", ");
-        out.push(CompileError::new(path, format!("serviceTypes limits a rule on Services only, and this rule's kinds ({kinds}) hold no Service, so it limits nothing; add Service to kinds, or remove serviceTypes")));
     }
 }
 
-/// The warnings about one rules document's own keys: domain filters and exclusions that can
-/// match no name zoneguard admits, or that are written as patterns.
-fn lint(doc: &RulesDoc) -> Vec<CompileError> {
+/// The warnings about one rules document: those its own keys decide (domain filters and
+/// exclusions that can match no name zoneguard admits, or that are written as patterns), and
+/// into `pending` those the combined rules decide.
+fn lint(doc: &RulesDoc, pending: &mut Vec<Pending>) -> Vec<CompileError> {
     let root = KeyPath::root();
     let mut out = Vec::new();
     filters(&root, "domainFilters", &doc.domain_filters, &mut out);
@@ -207,7 +167,10 @@ fn lint(doc: &RulesDoc) -> Vec<CompileError> {
         filters(&at, "domainFilters", &filter.domain_filters, &mut out);
         filters(&at, "excludeDomains", &filter.exclude_domains, &mut out);
     }
-    service_types_without_services(doc, &mut out);
+    pending.extend(issuer_needed(doc).map(Pending::Issuer));
+    delegations(doc, pending);
+    exempted(doc, pending);
+    service_types(doc, &mut out, pending);
     out
 }
 
@@ -228,8 +191,7 @@ fn issuer_needed(doc: &RulesDoc) -> Option<CompileError> {
 
 /// Each domain a namespace of `doc` is delegated (`namespaces.<ns>.domainFilters`), but those
 /// [`filter_problem`] warns about already.
-fn delegations(doc: &RulesDoc) -> Vec<Delegation> {
-    let mut out = Vec::new();
+fn delegations(doc: &RulesDoc, pending: &mut Vec<Pending>) {
     for (ns, filter) in &doc.namespaces {
         let at = KeyPath::root()
             .key("namespaces")
@@ -240,7 +202,7 @@ fn delegations(doc: &RulesDoc) -> Vec<Delegation> {
             if name.is_empty() || filter_problem(domain, false).is_some() {
                 continue;
             }
-            out.push(Delegation {
+            pending.push(Pending::Delegation {
                 path: at.index(i),
                 namespace: ns.clone(),
                 domain: domain.clone(),
@@ -248,7 +210,6 @@ fn delegations(doc: &RulesDoc) -> Vec<Delegation> {
             });
         }
     }
-    out
 }
 
 /// Whether `cluster` admits `name` or a name under it (a filter `.example.com` admits only the

@@ -1806,3 +1806,40 @@ fn a_document_wrong_throughout_is_told_its_first_errors_and_no_more() {
     assert_eq!(errors[20].key, "bogus20");
     assert_eq!(errors[20].line, 21);
 }
+
+#[test]
+fn warnings_the_combined_rules_decide_come_kind_by_kind_each_in_the_order_of_the_sources() {
+    let doc = |ns: &str| {
+        format!("namespaces: {{{ns}: {{domainFilters: [{ns}.example.org]}}}}\nirsa: {{trustPolicies: {{'arn:aws:iam::111122223333:role/{ns}': {{Statement: []}}}}}}\n")
+    };
+    let (a, b) = (doc("a"), doc("b"));
+    let rules = RuleSet::from_sources(&[
+        RuleSource {
+            name: "a",
+            text: &a,
+        },
+        RuleSource {
+            name: "b",
+            text: &b,
+        },
+        RuleSource {
+            name: "cluster",
+            text: "domainFilters: [example.com]\n",
+        },
+    ])
+    .unwrap_or_else(|e| panic!("{e:?}"));
+    let got: Vec<(&str, &str)> = rules
+        .warnings
+        .iter()
+        .map(|w| (w.source_name.as_str(), w.key.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("a", "irsa.trustPolicies"),
+            ("b", "irsa.trustPolicies"),
+            ("a", "namespaces.a.domainFilters[0]"),
+            ("b", "namespaces.b.domainFilters[0]"),
+        ]
+    );
+}
