@@ -21,9 +21,9 @@ use zoneguard_core::admission::{self, Operation, Request};
 use zoneguard_core::irsa::Facts;
 use zoneguard_core::mutation;
 use zoneguard_core::rules::{RuleSet, RuleSource, RulesError};
-use zoneguard_core::source::{self, Kind};
+use zoneguard_core::source::{self, Kind, SkippedBy};
 use zoneguard_core::tree::Node;
-use zoneguard_core::verdict::Warning;
+use zoneguard_core::verdict::{Reason, Warning};
 
 #[derive(Debug, clap::Args)]
 #[command(
@@ -262,8 +262,12 @@ fn check_objects(
             let names = ingress_class::hostnames(rules, &meta.namespace, value);
             let warning = ingress_class::unknown_default_warning(classes, &names);
             // It says what the core's skip warning says, and what to do about it.
-            let core_says = |w: &Warning| w.message.starts_with(source::NO_INGRESS_CLASS);
-            decision.warnings.retain(|w| !core_says(w));
+            let skipped_by = source::skipped_by(rules, Kind::Ingress, &meta.namespace, &tree);
+            if skipped_by == Some(SkippedBy::IngressClass) {
+                decision
+                    .warnings
+                    .retain(|w| w.reason != Some(Reason::ExternalDnsSkips));
+            }
             decision.warnings.push(Warning::new(warning));
         }
         if ingress {

@@ -627,8 +627,43 @@ fn ingresses_of_a_class_external_dns_does_not_read_are_admitted_unchecked() {
         results[1]["warnings"][0]
     );
     assert_eq!(
+        results[1]["warnings"][0]["reason"], "external-dns-skips",
+        "{}",
+        results[1]["warnings"][0]
+    );
+    assert_eq!(
         results[2]["violations"][0]["reason"],
         "hostname-outside-filters"
+    );
+}
+
+#[test]
+fn an_ingress_without_a_class_skipped_first_by_the_namespace_keeps_that_warning_beside_the_class_one(
+) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rules = rules_file(
+        &dir,
+        "domainFilters: [example.com]\nsources: {namespace: dns-public, ingressClassNames: [public]}\n",
+    );
+    let ingress = b"apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: web, namespace: shop, annotations: {external-dns.alpha.kubernetes.io/ttl: '60'}}\nspec: {rules: [{host: web.example.com}]}\n";
+    let out = zoneguard(
+        &["check", "--rules", &rules, "--output", "json", "-"],
+        Some(ingress),
+    );
+    assert_exit(&out, 0);
+    let warnings = json_of(&out)["results"][0]["warnings"].clone();
+    let texts: Vec<&str> = (warnings.as_array().into_iter().flatten())
+        .map(|w| w["message"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(texts.len(), 2, "{warnings}");
+    assert!(
+        texts[0].starts_with(r#"this Ingress is in the namespace "shop", and external-dns reads only "dns-public" (sources.namespace)"#),
+        "{warnings}"
+    );
+    assert_eq!(warnings[0]["reason"], "external-dns-skips", "{warnings}");
+    assert!(
+        texts[1].starts_with("this Ingress names no ingress class and external-dns reads only the classes of sources.ingressClassNames (public)"),
+        "{warnings}"
     );
 }
 

@@ -271,7 +271,7 @@ fn findings(
         source::Names::Own => hosts::Advice::None,
     };
     d.violations = extracted.violations;
-    d.warnings = extracted.warnings.into_iter().map(Warning::from).collect();
+    d.warnings = extracted.warnings;
     // A name often appears twice (an Ingress rule's host and its TLS host). A verdict depends
     // on the name alone unless it had spaces, so a name that passed once passes again.
     let mut passed: Seen<&str> = Seen::default();

@@ -5,7 +5,7 @@ use crate::rules::RuleSet;
 use crate::seen;
 use crate::target;
 use crate::tree::Node;
-use crate::verdict::{Reason, Violation};
+use crate::verdict::{Reason, Violation, Warning};
 use std::collections::HashSet;
 use std::fmt;
 
@@ -14,7 +14,9 @@ mod fqdn;
 pub mod shape;
 mod skip;
 use skip::filtered_out;
-pub use skip::{service_type, DEFAULT_SERVICE_TYPE, INGRESS_CLASS_ANNOTATION, NO_INGRESS_CLASS};
+pub use skip::{
+    service_type, skipped_by, SkippedBy, DEFAULT_SERVICE_TYPE, INGRESS_CLASS_ANNOTATION,
+};
 
 /// The kinds zoneguard looks at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -141,7 +143,7 @@ impl fmt::Display for Field {
 pub struct Extracted {
     pub candidates: Vec<Candidate>,
     pub violations: Vec<Violation>,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
     /// The record the object's hostnames make (`Record::Gateway` for Gateway API objects).
     record: Record,
     /// Whether the fqdn template names the object when it has no name of its own.
@@ -242,7 +244,8 @@ pub fn extract_names(
         out.record = Record::Gateway;
     }
     if let Some(why) = filtered_out(rules, kind, namespace, object) {
-        out.warnings.extend(why);
+        let skips = |w| Warning::with_reason(Reason::ExternalDnsSkips, w);
+        out.warnings.extend(why.map(skips));
         return out;
     }
     foreign_prefix_warnings(rules, kind, object, &mut out);
@@ -313,9 +316,9 @@ impl<'r> ReadPrefixes<'r> {
         for (prefix, value) in skipped {
             let field = annotation::field_of(prefix, "controller");
             out.warnings.push(if wholly {
-                format!("{field} is {value:?}, not {want:?}: external-dns skips this object and publishes none of its hostnames, so they are not checked; remove the annotation (or set it to {want:?}) if external-dns should publish them")
+                Warning::with_reason(Reason::ExternalDnsSkips, format!("{field} is {value:?}, not {want:?}: external-dns skips this object and publishes none of its hostnames, so they are not checked; remove the annotation (or set it to {want:?}) if external-dns should publish them"))
             } else {
-                format!("{field} is {value:?}, not {want:?}: an external-dns that reads the prefix {prefix:?} skips this object; only the names an external-dns reading the other prefix would publish are checked")
+                Warning::new(format!("{field} is {value:?}, not {want:?}: an external-dns that reads the prefix {prefix:?} skips this object; only the names an external-dns reading the other prefix would publish are checked"))
             });
         }
         read
@@ -469,7 +472,7 @@ fn hostname_source(
             reason: Reason::AnnotationInvalid,
         });
     } else {
-        out.warnings.push(format!("{field} {value:?} is not defined-hosts-only or annotation-only; external-dns ignores it and uses both spec.hostnames and the hostname annotation"));
+        out.warnings.push(Warning::new(format!("{field} {value:?} is not defined-hosts-only or annotation-only; external-dns ignores it and uses both spec.hostnames and the hostname annotation")));
     }
     None
 }
@@ -564,7 +567,7 @@ fn service_hostnames(
             && !shape.publishes(rules, targeted)
         {
             let field = annotation::field_of(prefix, "hostname");
-            out.warnings.push(format!("{field} is set on a ClusterIP Service: external-dns publishes it only with --publish-internal-services (or for a LoadBalancer, NodePort or headless Service, or with a target annotation); it is still checked, since changing the type would publish it"));
+            out.warnings.push(Warning::new(format!("{field} is set on a ClusterIP Service: external-dns publishes it only with --publish-internal-services (or for a LoadBalancer, NodePort or headless Service, or with a target annotation); it is still checked, since changing the type would publish it")));
         }
         let first = out.candidates.len();
         out.annotation_list(object, prefix, "hostname");
@@ -696,7 +699,7 @@ fn foreign_prefix_warnings(rules: &RuleSet, kind: Kind, object: &Node<'_>, out: 
             .find(|p| *p != configured && key.starts_with(*p));
         if let Some(p) = foreign {
             let suffix = &key[p.len()..];
-            out.warnings.push(format!("{} is ignored: this cluster's external-dns reads the prefix {configured:?}; rename it to \"{configured}{suffix}\"", annotation::field(key)));
+            out.warnings.push(Warning::new(format!("{} is ignored: this cluster's external-dns reads the prefix {configured:?}; rename it to \"{configured}{suffix}\"", annotation::field(key))));
         }
     }
 }
@@ -814,7 +817,7 @@ mod tests {
         rules: &str,
         kind: Kind,
         object: serde_json::Value,
-    ) -> (Vec<String>, Vec<String>) {
+    ) -> (Vec<String>, Vec<Warning>) {
         let rules = RuleSet::parse("r", rules).expect("rules");
         let out = extract(&rules, kind, "default", &Node::from(&object));
         (
@@ -823,17 +826,19 @@ mod tests {
         )
     }
 
-    /// With `want`, `warnings` is that one warning (`fits` says how the text must hold it);
-    /// without, there is none.
+    /// With `want`, `warnings` is that one warning (`fits` says how the text must hold it),
+    /// with the reason code of a skip; without, there is none.
     fn assert_skip_warning(
         what: &str,
-        warnings: &[String],
+        warnings: &[Warning],
         want: Option<&str>,
         fits: fn(&str, &str) -> bool,
     ) {
         match want {
             Some(w) => assert!(
-                warnings.len() == 1 && fits(&warnings[0], w),
+                warnings.len() == 1
+                    && fits(&warnings[0].message, w)
+                    && warnings[0].reason == Some(Reason::ExternalDnsSkips),
                 "{what}: {warnings:?}"
             ),
             None => assert!(warnings.is_empty(), "{what}: {warnings:?}"),
@@ -964,7 +969,7 @@ mod tests {
             assert_eq!(!out.candidates.is_empty(), read, "{parents}");
             if !read {
                 assert!(
-                    out.warnings.len() == 1 && out.warnings[0].starts_with(r#"spec.parentRefs names no Gateway external-dns publishes routes through (sources.gatewayName: "public", sources.gatewayNamespace: "gateways"): external-dns skips this route"#),
+                    out.warnings.len() == 1 && out.warnings[0].message.starts_with(r#"spec.parentRefs names no Gateway external-dns publishes routes through (sources.gatewayName: "public", sources.gatewayNamespace: "gateways"): external-dns skips this route"#),
                     "{parents}: {:?}",
                     out.warnings
                 );
@@ -1124,7 +1129,7 @@ mod tests {
             assert_eq!(names.is_empty(), warning.is_some(), "{what}: {names:?}");
             if let Some(w) = warning {
                 assert!(
-                    warnings.len() == 1 && warnings[0].starts_with(w),
+                    warnings.len() == 1 && warnings[0].message.starts_with(w),
                     "{what}: {warnings:?}"
                 );
             }
@@ -1135,7 +1140,9 @@ mod tests {
             service(serde_json::Value::Null),
         );
         assert!(
-            warnings[0].starts_with(r#"spec.type is "ClusterIP" (the default), not"#),
+            warnings[0]
+                .message
+                .starts_with(r#"spec.type is "ClusterIP" (the default), not"#),
             "{warnings:?}"
         );
     }
@@ -1192,7 +1199,7 @@ mod tests {
                     panic!("{kind:?} {controller:?}: {:?}", out.warnings)
                 };
                 assert!(
-                    warning.contains("external-dns skips this object"),
+                    warning.message.contains("external-dns skips this object"),
                     "{warning}"
                 );
             }
@@ -1244,7 +1251,10 @@ mod tests {
             assert_eq!(names, want, "{annotations}");
             assert_eq!(warnings.len(), want_warnings.len(), "{warnings:?}");
             for (warning, want) in warnings.iter().zip(want_warnings) {
-                assert!(warning.contains(want), "{warning}");
+                assert!(warning.message.contains(want), "{warning}");
+                // Only an object skipped whole gets the skip's reason code.
+                let code = (want == wholly).then_some(Reason::ExternalDnsSkips);
+                assert_eq!(warning.reason, code, "{warning}");
             }
         }
     }

@@ -15,10 +15,12 @@ pub enum Reason {
     RoleUnknown,
     RoleUnverifiable,
     RulesInvalid,
+    /// A warning, never a violation: external-dns's own filter flags skip the object whole.
+    ExternalDnsSkips,
 }
 
 impl Reason {
-    pub const ALL: [Reason; 11] = [
+    pub const ALL: [Reason; 12] = [
         Reason::HostnameOutsideFilters,
         Reason::HostnameNotDelegated,
         Reason::HostnameInvalid,
@@ -30,6 +32,7 @@ impl Reason {
         Reason::RoleUnknown,
         Reason::RoleUnverifiable,
         Reason::RulesInvalid,
+        Reason::ExternalDnsSkips,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -45,6 +48,7 @@ impl Reason {
             Reason::RoleUnknown => "role-unknown",
             Reason::RoleUnverifiable => "role-unverifiable",
             Reason::RulesInvalid => "rules-invalid",
+            Reason::ExternalDnsSkips => "external-dns-skips",
         }
     }
 }
@@ -84,7 +88,8 @@ pub struct Warning {
     /// The text, as shown: `Display` writes it alone.
     pub message: String,
     /// A reason code: `role-unverifiable` for a condition zoneguard cannot verify,
-    /// `role-unknown` for a role without a trust policy under `irsa.unknownRole: warn`, and a
+    /// `role-unknown` for a role without a trust policy under `irsa.unknownRole: warn`,
+    /// `external-dns-skips` for an object external-dns's filter flags skip whole, and a
     /// violation's own for the copy of one admitted.
     pub reason: Option<Reason>,
     /// Set when the warning is a violation admitted (by warn mode, or on an UPDATE).

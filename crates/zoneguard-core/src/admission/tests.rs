@@ -1611,3 +1611,106 @@ fn warnings_are_made_single_lines_the_api_server_passes_on() {
         ]
     );
 }
+
+#[test]
+fn each_filter_flag_that_skips_an_object_is_named_and_its_warning_carries_a_reason_code() {
+    let rules_text = r#"sources:
+  namespace: dns-public
+  labelFilter: team=web
+  gatewayName: public
+  ingressClassNames: [public]
+  serviceTypeFilter: [LoadBalancer]"#;
+    let ttl = json!({"external-dns.alpha.kubernetes.io/ttl": "60"});
+    let labelled = |extra: Value| {
+        let mut o =
+            json!({"metadata": {"name": "x", "labels": {"team": "web"}, "annotations": ttl}});
+        o.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        o
+    };
+    // (what, group, kind, namespace, object, the flag that skips it)
+    let cases = [
+        (
+            "another namespace",
+            "networking.k8s.io",
+            "Ingress",
+            "shop",
+            labelled(json!({"spec": {"ingressClassName": "public"}})),
+            Some(source::SkippedBy::Namespace),
+        ),
+        (
+            "no team label",
+            "networking.k8s.io",
+            "Ingress",
+            "dns-public",
+            json!({"metadata": {"name": "x", "annotations": ttl}, "spec": {"ingressClassName": "public"}}),
+            Some(source::SkippedBy::Selector),
+        ),
+        (
+            "a route through another Gateway",
+            "gateway.networking.k8s.io",
+            "HTTPRoute",
+            "dns-public",
+            labelled(json!({"spec": {"parentRefs": [{"name": "private"}]}})),
+            Some(source::SkippedBy::GatewayParent),
+        ),
+        (
+            "an Ingress of no class",
+            "networking.k8s.io",
+            "Ingress",
+            "dns-public",
+            labelled(json!({"spec": {}})),
+            Some(source::SkippedBy::IngressClass),
+        ),
+        (
+            "a ClusterIP Service",
+            "",
+            "Service",
+            "dns-public",
+            labelled(json!({"spec": {"type": "ClusterIP"}})),
+            Some(source::SkippedBy::ServiceType),
+        ),
+        (
+            "an Ingress external-dns reads",
+            "networking.k8s.io",
+            "Ingress",
+            "dns-public",
+            labelled(json!({"spec": {"ingressClassName": "public"}})),
+            None,
+        ),
+    ];
+    let set = rules(rules_text);
+    for (what, group, kind, ns, object, want) in cases {
+        let source_kind = source::Kind::of(group, kind).expect("a checked kind");
+        let got = source::skipped_by(&set, source_kind, ns, &tree(&object));
+        assert_eq!(got, want, "{what}");
+        let d = validate_kind(rules_text, group, kind, ns, &object);
+        let codes: Vec<_> = d.warnings.iter().map(|w| w.reason).collect();
+        let expected = match want {
+            Some(_) => vec![Some(Reason::ExternalDnsSkips)],
+            None => vec![],
+        };
+        assert_eq!(codes, expected, "{what}: {:?}", warning_texts(&d));
+    }
+}
+
+#[test]
+fn a_warning_about_an_object_external_dns_reads_has_no_skip_reason_code() {
+    let service = json!({"metadata": {"name": "s", "annotations": {
+        "external-dns.alpha.kubernetes.io/hostname": "a.example.com"}}, "spec": {"type": "ClusterIP"}});
+    let d = validate_kind(
+        "domainFilters: [example.com]",
+        "",
+        "Service",
+        "default",
+        &service,
+    );
+    assert_eq!(d.warnings.len(), 1, "{:?}", warning_texts(&d));
+    assert!(
+        d.warnings[0].message.contains("on a ClusterIP Service"),
+        "{:?}",
+        warning_texts(&d)
+    );
+    assert_eq!(d.warnings[0].reason, None);
+}

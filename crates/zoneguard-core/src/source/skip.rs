@@ -11,6 +11,32 @@ use crate::tree::{Node, Object};
 /// not set.
 pub const INGRESS_CLASS_ANNOTATION: &str = "kubernetes.io/ingress.class";
 
+/// Which of external-dns's filter flags makes it skip an object whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SkippedBy {
+    /// `sources.namespace`, or `sources.gatewayNamespace` for a Gateway.
+    Namespace,
+    /// `sources.annotationFilter`, `labelFilter` or `gatewayLabelFilter`.
+    Selector,
+    /// `sources.gatewayName` / `gatewayNamespace`, for a route with no such parent.
+    GatewayParent,
+    /// `sources.ingressClassNames`.
+    IngressClass,
+    /// `sources.serviceTypeFilter`.
+    ServiceType,
+}
+
+/// The filter flag that makes external-dns skip `object` whole, if one does: `filtered_out`
+/// without its warning.
+pub fn skipped_by(
+    rules: &RuleSet,
+    kind: Kind,
+    namespace: &str,
+    object: &Node<'_>,
+) -> Option<SkippedBy> {
+    why_skipped(&rules.sources, kind, namespace, object).map(|(by, _)| by)
+}
+
 /// `Some` when one of external-dns's filter flags (`sources.namespace`, `gatewayNamespace`,
 /// `annotationFilter`, `labelFilter`, `gatewayLabelFilter`, `ingressClassNames`,
 /// `serviceTypeFilter`) makes it skip this object whole, so that nothing of it is judged; it
@@ -24,14 +50,7 @@ pub(super) fn filtered_out(
     namespace: &str,
     object: &Node<'_>,
 ) -> Option<Option<String>> {
-    let why = namespace_skip(&rules.sources, kind, namespace)
-        .or_else(|| selector_skip(&rules.sources, kind, object))
-        .or_else(|| parent_skip(&rules.sources, kind, namespace, object))
-        .or_else(|| match kind {
-            Kind::Ingress => ingress_class_skip(&rules.sources.ingress_class_names, object),
-            Kind::Service => service_type_skip(&rules.sources.service_types, object),
-            _ => None,
-        })?;
+    let (_, why) = why_skipped(&rules.sources, kind, namespace, object)?;
     let legacy = rules
         .sources
         .compatibility
@@ -44,6 +63,28 @@ pub(super) fn filtered_out(
         || legacy.is_some_and(|mode| super::compatibility::carries(mode, object));
     let noun = kind.noun();
     Some(asks.then(|| format!("{why}: external-dns skips this {noun} and publishes none of its hostnames, so zoneguard does not check them")))
+}
+
+/// The first filter flag that skips `object`, in external-dns's order, and why.
+fn why_skipped(
+    flags: &SourceFlags,
+    kind: Kind,
+    namespace: &str,
+    object: &Node<'_>,
+) -> Option<(SkippedBy, String)> {
+    let by = |by: SkippedBy| move |why: String| (by, why);
+    namespace_skip(flags, kind, namespace)
+        .map(by(SkippedBy::Namespace))
+        .or_else(|| selector_skip(flags, kind, object).map(by(SkippedBy::Selector)))
+        .or_else(|| parent_skip(flags, kind, namespace, object).map(by(SkippedBy::GatewayParent)))
+        .or_else(|| match kind {
+            Kind::Ingress => ingress_class_skip(&flags.ingress_class_names, object)
+                .map(by(SkippedBy::IngressClass)),
+            Kind::Service => {
+                service_type_skip(&flags.service_types, object).map(by(SkippedBy::ServiceType))
+            }
+            _ => None,
+        })
 }
 
 /// external-dns's `--namespace` (`--gateway-namespace` for Gateways): its informers list one
@@ -127,13 +168,9 @@ impl Metadata {
     }
 }
 
-/// How the warning about an Ingress skipped for naming no class begins (`zoneguard check`, which
-/// says more about such an Ingress, puts its own warning in its place).
-pub const NO_INGRESS_CLASS: &str = "this Ingress names no ingress class (spec.ingressClassName or the kubernetes.io/ingress.class annotation)";
-
 /// The warning about an Ingress that names no class, when external-dns reads `listed`.
 fn no_class(listed: &str) -> String {
-    format!("{NO_INGRESS_CLASS} and external-dns reads only the classes it is told ({listed})")
+    format!("this Ingress names no ingress class (spec.ingressClassName or the kubernetes.io/ingress.class annotation) and external-dns reads only the classes it is told ({listed})")
 }
 
 /// external-dns's `filterByIngressClass`: `spec.ingressClassName` when set and not empty, else
