@@ -200,6 +200,19 @@ impl DomainFilter {
     pub fn spec(&self) -> &FilterSpec {
         &self.spec
     }
+
+    /// The exclusion (normalised) that covers every name the include filter `include` (as
+    /// written) would admit, so that it admits none: an exclusion wins over an include filter.
+    /// `None` in regex mode, where the plain lists are ignored, and for an empty filter.
+    ///
+    /// Exact, since coverage is closed under subdomains: what covers `n` covers every name
+    /// under it, and what covers `.n` (read as a name) covers every proper subdomain of `n`.
+    pub fn excluding(&self, include: &str) -> Option<&str> {
+        let Mode::Plain { exclude, .. } = &self.mode else {
+            return None;
+        };
+        exclude.find(&normalize::prepare_filter(include)?)
+    }
 }
 
 /// Decides a normalised name against the plain lists.

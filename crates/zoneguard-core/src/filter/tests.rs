@@ -387,3 +387,84 @@ fn a_regex_that_does_not_compile_is_refused_in_one_line_naming_the_fault_and_its
         assert!(!e.to_string().contains('\n'), "{e}");
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// `excluding` is exact: when it names an exclusion, no name under the include filter
+    /// matches; when it names none, the filter's own domain (or, for a leading-dot filter, a
+    /// name just under it) matches.
+    #[test]
+    fn an_include_filter_is_excluded_whole_exactly_when_excluding_says_so(
+        include in dotted(),
+        exclude in prop::collection::vec(dotted(), 0..3),
+        head in prop::collection::vec(label(), 0..3),
+    ) {
+        let spec = FilterSpec { include: vec![include.clone()], exclude, ..FilterSpec::default() };
+        let filter = DomainFilter::new(&spec).expect("plain filters always compile");
+        let Some(base) = prepare_filter(&include) else {
+            prop_assert_eq!(filter.excluding(&include), None);
+            return Ok(());
+        };
+        if filter.excluding(&include).is_some() {
+            let under = format!("{}.{}", head.join("."), base.trim_start_matches('.'));
+            prop_assert!(!naive_matches(&spec, &under), "{} matches", under);
+            prop_assert!(!naive_matches(&spec, &base), "{} matches", base);
+        } else {
+            // "q7" is in no label of the pool, so no exclusion names it.
+            let witness = if base.starts_with('.') { format!("q7{base}") } else { base.clone() };
+            if normalize_name(&witness) == witness {
+                prop_assert!(naive_matches(&spec, &witness), "{} does not match", witness);
+            }
+        }
+    }
+}
+
+#[test]
+fn an_exclusion_that_covers_an_include_filter_is_named() {
+    // (include, exclude, the exclusion named)
+    let table: &[(&str, &[&str], Option<&str>)] = &[
+        ("team-a.example.com", &["example.com"], Some("example.com")),
+        (
+            "team-a.example.com",
+            &["team-a.example.com."],
+            Some("team-a.example.com"),
+        ),
+        (
+            "team-a.example.com",
+            &[".example.com"],
+            Some(".example.com"),
+        ),
+        (".example.com", &[".example.com"], Some(".example.com")),
+        (".example.com", &["example.com"], Some("example.com")),
+        ("example.com", &[".example.com"], None),
+        ("example.com", &["internal.example.com"], None),
+        ("Example.COM", &["example.com"], Some("example.com")),
+        ("", &["example.com"], None),
+    ];
+    for (include, exclude, want) in table {
+        let spec = FilterSpec {
+            include: vec![include.to_string()],
+            exclude: exclude.iter().map(|e| e.to_string()).collect(),
+            ..FilterSpec::default()
+        };
+        let filter = DomainFilter::new(&spec).expect("plain filters compile");
+        assert_eq!(
+            filter.excluding(include),
+            *want,
+            "{include:?} beside {exclude:?}"
+        );
+    }
+    let regex = FilterSpec {
+        include: vec!["example.com".into()],
+        exclude: vec!["example.com".into()],
+        regex_include: "x".into(),
+        ..FilterSpec::default()
+    };
+    let filter = DomainFilter::new(&regex).expect("compiles");
+    assert_eq!(
+        filter.excluding("example.com"),
+        None,
+        "regex mode ignores the lists"
+    );
+}

@@ -1,11 +1,13 @@
 //! Rules that are valid but do not do what they look meant to do: warnings at the key at fault,
 //! never errors (external-dns accepts the same settings).
 
+use super::combine::Parsed;
 use super::compile::CompileError;
 use super::document::{IrsaSource, RulesDoc};
 use super::path::KeyPath;
 use super::{RuleSet, RuleSource, RulesError};
-use crate::filter::DomainFilter;
+use crate::filter::{DomainFilter, FilterSpec};
+use std::collections::BTreeMap;
 
 /// The warnings of the rule sources read so far, some of which wait for the combined rules.
 /// They are located in their sources' texts only once they are known to be kept.
@@ -25,6 +27,55 @@ impl<'a> Lints<'a> {
             .extend(lint(doc, &mut pending).into_iter().map(|w| (source, w)));
         self.pending
             .extend(pending.into_iter().map(|p| (source, p)));
+    }
+
+    /// Notes the domain filters of `parsed` that the exclusions beside them cover whole: those
+    /// of the same scope (the cluster, or one namespace's delegation) in every source, as the
+    /// combined rules hold them.
+    pub(super) fn note_excluded(&mut self, parsed: &[Parsed<'a>]) {
+        let cluster = exclusions(parsed.iter().map(|p| {
+            let d = &p.doc;
+            (
+                &d.exclude_domains,
+                [&d.regex_domain_filter, &d.regex_domain_exclusion],
+            )
+        }));
+        let mut namespaces: BTreeMap<&str, Option<DomainFilter>> = BTreeMap::new();
+        for ns in parsed.iter().flat_map(|p| p.doc.namespaces.keys()) {
+            namespaces.entry(ns).or_insert_with(|| {
+                exclusions(parsed.iter().filter_map(|p| {
+                    let d = p.doc.namespaces.get(ns)?;
+                    Some((
+                        &d.exclude_domains,
+                        [&d.regex_domain_filter, &d.regex_domain_exclusion],
+                    ))
+                }))
+            });
+        }
+        for p in parsed {
+            let source = RuleSource {
+                name: p.name,
+                text: p.text,
+            };
+            let root = KeyPath::root();
+            let mut found = Vec::new();
+            if let Some(scope) = &cluster {
+                found.extend(covered(
+                    &root,
+                    scope,
+                    &p.doc.domain_filters,
+                    "excludeDomains",
+                ));
+            }
+            for (ns, d) in &p.doc.namespaces {
+                if let Some(scope) = namespaces.get(ns.as_str()).and_then(Option::as_ref) {
+                    let at = root.key("namespaces").key(ns);
+                    let key = format!("namespaces.{ns}.excludeDomains");
+                    found.extend(covered(&at, scope, &d.domain_filters, &key));
+                }
+            }
+            self.settled.extend(found.into_iter().map(|w| (source, w)));
+        }
     }
 
     /// Every warning, once `rules` combine all the sources.
@@ -109,6 +160,38 @@ impl Pending {
             }
         }
     }
+}
+
+/// A warning for each of `filters`, the `domainFilters` at `at`, that the exclusions of `scope`
+/// (the list `key`) cover whole.
+fn covered(at: &KeyPath, scope: &DomainFilter, filters: &[String], key: &str) -> Vec<CompileError> {
+    let covering = filters.iter().enumerate();
+    let covering = covering.filter_map(|(i, filter)| Some((i, filter, scope.excluding(filter)?)));
+    covering.map(|(i, filter, by)| CompileError::new(at.key("domainFilters").index(i), format!("{filter:?} admits no name: {key} holds {by:?}, which covers every name under it, and an exclusion wins over a domain filter, so every name asked for under it is denied; remove or narrow that exclusion, or remove this filter"))).collect()
+}
+
+/// The exclusions of one scope, from the exclusion lists and regexes of each source: `None`
+/// when there is none, or when a regex is set (the plain lists are then ignored).
+fn exclusions<'d>(
+    scopes: impl Iterator<Item = (&'d Vec<String>, [&'d Option<String>; 2])>,
+) -> Option<DomainFilter> {
+    let mut exclude = Vec::new();
+    for (list, regexes) in scopes {
+        if regexes
+            .iter()
+            .any(|r| r.as_deref().is_some_and(|r| !r.is_empty()))
+        {
+            return None;
+        }
+        exclude.extend(list.iter().cloned());
+    }
+    let spec = FilterSpec {
+        exclude,
+        ..FilterSpec::default()
+    };
+    (!spec.exclude.is_empty())
+        .then(|| DomainFilter::new(&spec).ok())
+        .flatten()
 }
 
 /// Each namespace `doc` names in an `inject` rule's `namespaces` or as a delegation.

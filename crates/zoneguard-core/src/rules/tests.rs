@@ -1843,3 +1843,50 @@ fn warnings_the_combined_rules_decide_come_kind_by_kind_each_in_the_order_of_the
         ]
     );
 }
+
+#[test]
+fn a_domain_filter_an_exclusion_beside_it_covers_whole_is_warned_about_at_its_line() {
+    let team = "namespaces:\n  team-a:\n    domainFilters: [team-a.example.com, team-a.example.org]\n    excludeDomains: [example.org]\n";
+    let cluster = |text: &'static str| {
+        RuleSet::from_sources(&[
+            RuleSource {
+                name: "team",
+                text: team,
+            },
+            RuleSource {
+                name: "cluster",
+                text,
+            },
+        ])
+        .unwrap_or_else(|e| panic!("{e:?}"))
+    };
+    // The cluster's own exclusions, from another source, cover one of its filters.
+    let rules = cluster("domainFilters:\n  - example.com\n  - shop.example.net\n  - example.org\nexcludeDomains: [example.net]\n");
+    let got: Vec<(&str, usize, &str)> = rules
+        .warnings
+        .iter()
+        .map(|w| (w.source_name.as_str(), w.line, w.key.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("team", 3, "namespaces.team-a.domainFilters[1]"),
+            ("cluster", 3, "domainFilters[1]"),
+        ]
+    );
+    assert!(rules.warnings[1].message.starts_with("\"shop.example.net\" admits no name: excludeDomains holds \"example.net\", which covers every name under it"), "{:?}", rules.warnings);
+    assert!(rules.warnings[0].message.starts_with("\"team-a.example.org\" admits no name: namespaces.team-a.excludeDomains holds \"example.org\""), "{:?}", rules.warnings);
+    // An exclusion under a filter, or a regex filter (the plain lists are then ignored), leaves
+    // nothing to say about the cluster's filters.
+    for text in [
+        "domainFilters: [example.com, example.org]\nexcludeDomains: [internal.example.com]\n",
+        "domainFilters: [example.com, example.org, example.net]\nexcludeDomains: [example.net]\nregexDomainFilter: 'example'\n",
+    ] {
+        let rules = cluster(text);
+        let keys: Vec<&str> = (rules.warnings.iter())
+            .map(|w| w.key.as_str())
+            .filter(|k| !k.starts_with("namespaces"))
+            .collect();
+        assert!(keys.is_empty(), "{text}: {keys:?}");
+    }
+}
