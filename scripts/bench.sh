@@ -42,7 +42,7 @@
 #                         medians of each round's ratio (a shared VM's speed drifts over tens of
 #                         seconds: servers measured side by side in time are compared)
 #   BENCH_DURATION        seconds per measured run (default 5)
-#   BENCH_WARMUP          seconds of warm-up before each measured run (default 1)
+#   BENCH_WARMUP          seconds of warm-up before each measured run (default 1; 0: none)
 #   BENCH_CONCURRENCY     connections (default 64)
 #   BENCH_PIN             1 (default): servers on CPU 0, wrk (1 thread) on CPU 1, so the server
 #                         under test gets exactly one core; 0: no pinning, wrk with 2 threads
@@ -201,11 +201,12 @@ load() {
 # per10k TICKS REQUESTS: CPU seconds per 10 000 requests.
 per10k() { awk -v t="$1" -v hz="$CLK_TCK" -v n="$2" 'BEGIN { printf "%.3f", (n ? t / hz / n * 10000 : 0) }'; }
 
-# measure NAME PORT RATE PIDS...: warm-up, then the measured run into NAME_* variables.
+# measure NAME PORT RATE PIDS...: warm-up (none when BENCH_WARMUP is 0: wrk refuses -d0s), then
+# the measured run into NAME_* variables.
 measure() {
   local name="$1" port="$2" rate="$3"
   shift 3
-  load "$port" "$WARMUP" "$rate" "$@"
+  [[ "$WARMUP" == 0 ]] || load "$port" "$WARMUP" "$rate" "$@"
   load "$port" "$DURATION" "$rate" "$@"
   printf -v "${name}_REQS" '%s' "$R_REQS"
   printf -v "${name}_RPS" '%s' "$R_RPS"
