@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it: formatting, lints, unit and integration tests
 # (the differential test against external-dns's Go code included), then the end-to-end
-# suite against a real kube-apiserver, etcd and kubectl built from source.
+# suite against a real kube-apiserver, etcd and kubectl built from source, then one short run
+# of each benchmark script on the debug builds (tests/bench-smoke.sh: no figure asserted).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,9 +28,12 @@ step "cargo test (unit, integration, differential)"
 cargo test --workspace --locked
 
 if [[ "${ZONEGUARD_SKIP_E2E:-}" == "1" ]]; then
-  step "end-to-end suite NOT run (ZONEGUARD_SKIP_E2E=1)"
+  step "end-to-end suite and benchmark scripts' smoke run NOT run (ZONEGUARD_SKIP_E2E=1)"
   exit 0
 fi
 step "end-to-end suite (kube-apiserver + etcd + kubectl + zoneguard serve)"
 cargo build --locked
 ZONEGUARD_BIN="${CARGO_TARGET_DIR:-$PWD/target}/debug/zoneguard" tests/e2e/run.sh
+
+step "benchmark scripts, smoke run (bench, soak, scale, API-server overhead; debug builds, no figure asserted)"
+ZONEGUARD_BIN="${CARGO_TARGET_DIR:-$PWD/target}/debug/zoneguard" tests/bench-smoke.sh
