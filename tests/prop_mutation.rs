@@ -255,7 +255,7 @@ proptest! {
         let name_known = o.name.is_some();
         let blamed = |key: &str| {
             let field = zoneguard_core::annotation::field(key);
-            first.violations.iter().any(|v| v.field.starts_with(&field) && v.message.contains("the inject rule"))
+            first.violations.iter().any(|v| v.field.starts_with(&field) && v.message().contains("the inject rule"))
         };
         for rule in &rules.inject {
             for key in rule.annotations.keys().filter(|k| !blamed(k)) {

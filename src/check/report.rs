@@ -129,7 +129,7 @@ struct ViolationJson<'a> {
     field: &'a str,
     value: &'a str,
     reason: &'static str,
-    message: &'a str,
+    message: String,
 }
 
 #[derive(Serialize)]
@@ -176,7 +176,7 @@ pub fn to_json<'a>(
                     field: &v.field,
                     value: &v.value,
                     reason: v.reason.as_str(),
-                    message: &v.message,
+                    message: v.message(),
                 })
                 .collect(),
             warnings: warnings_json(&d.warnings),
@@ -235,7 +235,7 @@ pub fn to_text(outcome: &Outcome) -> String {
             Enforcement::Deny | Enforcement::Audit => &r.decision.violations[..],
         };
         for v in violations {
-            let message = v.message.replace('\n', "\n      ");
+            let message = v.message().replace('\n', "\n      ");
             out.push_str(&format!("  - {message} [{}]\n", v.reason));
         }
         for w in &r.decision.warnings {

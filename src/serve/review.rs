@@ -547,12 +547,12 @@ mod tests {
         let review = parse(body).unwrap();
         let denied = Decision {
             warnings: vec!["w\n".into()],
-            violations: vec![zoneguard_core::verdict::Violation {
-                field: "spec".into(),
-                value: "v".into(),
-                reason: zoneguard_core::verdict::Reason::HostnameInvalid,
-                message: "m é \"q\"".into(),
-            }],
+            violations: vec![zoneguard_core::verdict::Violation::whole(
+                "spec",
+                "v",
+                zoneguard_core::verdict::Reason::HostnameInvalid,
+                "m é \"q\"",
+            )],
             ..Decision::default()
         };
         let patched = Decision {

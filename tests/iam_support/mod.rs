@@ -368,7 +368,7 @@ pub fn texts(d: &Decision) -> String {
     let mut all: Vec<String> = d
         .violations
         .iter()
-        .map(|v| format!("[{}] {}", v.reason, v.message))
+        .map(|v| format!("[{}] {v}", v.reason))
         .collect();
     all.extend(d.warnings.iter().map(|w| format!("[warning] {w}")));
     all.join("\n")

@@ -3,6 +3,8 @@
 mod hosts;
 mod rules_configmap;
 
+use std::fmt::Write as _;
+
 use crate::irsa;
 use crate::mutation;
 use crate::rules::{Enforcement, RuleSet, RuleSource};
@@ -98,7 +100,10 @@ impl Decision {
     pub fn summary(&self, kind: &str, namespace: &str, name: &str, max_lines: usize) -> String {
         let shown = &self.violations[..self.violations.len().min(max_lines.max(1))];
         let object_len = kind.len() + namespace.len() + name.len() + 4;
-        let size: usize = shown.iter().map(|v| object_len + v.message.len()).sum();
+        let size: usize = shown
+            .iter()
+            .map(|v| object_len + v.message_len_hint())
+            .sum();
         let mut text = String::with_capacity(size + 16);
         for (i, violation) in shown.iter().enumerate() {
             if i > 0 {
@@ -112,7 +117,8 @@ impl Decision {
             }
             text.push_str(name);
             text.push_str(": ");
-            text.push_str(&violation.message);
+            // Writing into a `String` cannot fail.
+            let _ = write!(text, "{violation}");
         }
         let rest = self.violations.len() - shown.len();
         if rest > 0 {
@@ -418,10 +424,8 @@ fn take_refused(
         for v in after.violations.iter().filter(|v| v.field.starts_with(&field)) {
             let rule = rules.inject_rule_name(inj.rule);
             let what = injected_fault(v, &inj.value);
-            faults.push(Violation {
-                message: format!("the inject rule {rule} would set {field} to {:?}, which the rules themselves refuse: {what}; ask the platform team to fix that inject rule, or set the annotation on this object yourself (an inject rule adds only what is missing)", inj.value),
-                ..v.clone()
-            });
+            let message = format!("the inject rule {rule} would set {field} to {:?}, which the rules themselves refuse: {what}; ask the platform team to fix that inject rule, or set the annotation on this object yourself (an inject rule adds only what is missing)", inj.value);
+            faults.push(Violation::whole(v.field.clone(), v.value.clone(), v.reason, message));
         }
         faults.len() == before
     });
@@ -430,13 +434,13 @@ fn take_refused(
 
 /// What is wrong with an injected `value`, from violation `v` of it, without the field and
 /// value the blame already names: "it is outside …" for the whole value, `"<name>" is …` for
-/// one name made of it (a list item, an SRV name).
+/// one name made of it (a list item); the message of a violation worded whole (an SRV or TXT
+/// record's, for one), as it is.
 fn injected_fault(v: &Violation, value: &str) -> String {
-    let subject = format!("{} {:?} ", v.field, v.value);
-    match v.message.strip_prefix(&subject) {
-        Some(rest) if v.value == value => format!("it {rest}"),
-        Some(rest) => format!("{:?} {rest}", v.value),
-        None => v.message.clone(),
+    match v.fault() {
+        Some(fault) if v.value == value => format!("it {fault}"),
+        Some(fault) => format!("{:?} {fault}", v.value),
+        None => v.message(),
     }
 }
 

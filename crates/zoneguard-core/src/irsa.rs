@@ -97,13 +97,9 @@ impl Subject<'_> {
         }
     }
 
+    /// A violation of the role ARN annotation, with `message` as it is (`<field> "<arn>": …`).
     fn violation(&self, reason: Reason, message: String) -> Violation {
-        Violation {
-            field: annotation::field(ROLE_ARN),
-            value: self.arn_text.to_string(),
-            reason,
-            message,
-        }
+        Violation::whole(annotation::field(ROLE_ARN), self.arn_text, reason, message)
     }
 }
 
@@ -134,12 +130,12 @@ pub fn check_with(
                 Some(_) => "",
                 None => "; write arn:aws:iam::<12-digit account>:role/<name>",
             };
-            out.violations.push(Violation {
-                field: annotation::field(ROLE_ARN),
-                value: arn_text.to_string(),
-                reason: Reason::RoleArnInvalid,
-                message: format!("{} is not an IAM role ARN: {e}{form}", At(arn_text)),
-            });
+            out.violations.push(Violation::new(
+                annotation::field(ROLE_ARN),
+                arn_text,
+                Reason::RoleArnInvalid,
+                format!("is not an IAM role ARN: {e}{form}"),
+            ));
             return out;
         }
     };
@@ -159,9 +155,13 @@ pub fn check_with(
     };
     if !irsa.accounts.is_empty() && !irsa.accounts.contains(&subject.role.account) {
         let allowed: Vec<&str> = irsa.accounts.iter().map(String::as_str).collect();
-        let message = format!("{} is in account {}, which this cluster's ServiceAccounts may not use (allowed: {}); use a role in an allowed account", subject.at(), subject.role.account, allowed.join(", "));
-        out.violations
-            .push(subject.violation(Reason::RoleAccountNotAllowed, message));
+        let fault = format!("is in account {}, which this cluster's ServiceAccounts may not use (allowed: {}); use a role in an allowed account", subject.role.account, allowed.join(", "));
+        out.violations.push(Violation::new(
+            annotation::field(ROLE_ARN),
+            arn_text,
+            Reason::RoleAccountNotAllowed,
+            fault,
+        ));
         return out;
     }
     let audience = match audience(rules, object) {
@@ -190,13 +190,13 @@ fn audience<'a>(rules: &'a RuleSet, object: &'a Node<'_>) -> Result<&'a str, Vio
         return Ok(value);
     }
     let field = annotation::field(AUDIENCE);
-    let message = format!("{field} {value:?} is empty: the pod identity webhook passes it on, pods then get a token for the Kubernetes API server's own audience, and STS refuses it (\"Incorrect token audience\"); remove the annotation (the audience is then {}) or set it to the audience the role's trust policy admits", rules.irsa.audience);
-    Err(Violation {
+    let fault = format!("is empty: the pod identity webhook passes it on, pods then get a token for the Kubernetes API server's own audience, and STS refuses it (\"Incorrect token audience\"); remove the annotation (the audience is then {}) or set it to the audience the role's trust policy admits", rules.irsa.audience);
+    Err(Violation::new(
         field,
-        value: value.to_string(),
-        reason: Reason::AnnotationInvalid,
-        message,
-    })
+        value,
+        Reason::AnnotationInvalid,
+        fault,
+    ))
 }
 
 /// Where the trust policy evaluated came from, for the fix a denial asks for.

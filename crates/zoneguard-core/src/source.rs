@@ -359,12 +359,12 @@ fn dns_endpoints(object: &Node<'_>, out: &mut Extracted) {
         let field = Field::ListKey { list, index, key };
         match item.get(key).and_then(Node::as_str) {
             Some(name) if !name.is_empty() => out.spec_field(field, name),
-            name => out.violations.push(Violation {
-                message: format!("{field} is {}: external-dns would pass this endpoint on with no name, for which no DNS record can be made (with domain filters set, it is skipped without a word); give it a dnsName or remove the endpoint", if name.is_some() { "empty" } else { "missing" }),
-                field: field.to_string(),
-                value: String::new(),
-                reason: Reason::HostnameInvalid,
-            }),
+            name => out.violations.push(Violation::whole(
+                field.to_string(),
+                "",
+                Reason::HostnameInvalid,
+                format!("{field} is {}: external-dns would pass this endpoint on with no name, for which no DNS record can be made (with domain filters set, it is skipped without a word); give it a dnsName or remove the endpoint", if name.is_some() { "empty" } else { "missing" }),
+            )),
         }
     }
 }
@@ -465,12 +465,12 @@ fn hostname_source(
     let field = annotation::field_of(prefix, name);
     let value = value.unwrap_or_default();
     if fatal {
-        out.violations.push(Violation {
-            message: format!("{field} {value:?} is not a value external-dns knows (defined-hosts-only or annotation-only), so external-dns would publish no DNS record for this Ingress; use one of those or remove the annotation"),
+        out.violations.push(Violation::new(
             field,
-            value: value.to_string(),
-            reason: Reason::AnnotationInvalid,
-        });
+            value,
+            Reason::AnnotationInvalid,
+            "is not a value external-dns knows (defined-hosts-only or annotation-only), so external-dns would publish no DNS record for this Ingress; use one of those or remove the annotation",
+        ));
     } else {
         out.warnings.push(Warning::new(format!("{field} {value:?} is not defined-hosts-only or annotation-only; external-dns ignores it and uses both spec.hostnames and the hostname annotation")));
     }
@@ -626,12 +626,12 @@ fn ttl(read: ReadPrefixes, object: &Node<'_>, out: &mut Extracted) {
         };
         if let Err(why) = annotation::parse_ttl(value) {
             let field = annotation::field_of(prefix, "ttl");
-            out.violations.push(Violation {
-                message: format!("{field} {value:?} is not a TTL external-dns accepts ({why}); external-dns would silently ignore it and use the provider's default TTL: write whole seconds such as \"300\" or a Go duration such as \"5m\""),
+            out.violations.push(Violation::new(
                 field,
-                value: value.to_string(),
-                reason: Reason::AnnotationInvalid,
-            });
+                value,
+                Reason::AnnotationInvalid,
+                format!("is not a TTL external-dns accepts ({why}); external-dns would silently ignore it and use the provider's default TTL: write whole seconds such as \"300\" or a Go duration such as \"5m\""),
+            ));
         }
     }
 }
@@ -663,12 +663,12 @@ fn target(rules: &RuleSet, kind: Kind, read: ReadPrefixes, object: &Node<'_>, ou
             Ok(_) => continue,
         };
         let field = annotation::field_of(prefix, "target");
-        out.violations.push(Violation {
-            message: format!("{field} {value:?} {}; {}", problem.problem(), problem.fix()),
+        out.violations.push(Violation::new(
             field,
-            value: value.to_string(),
-            reason: Reason::AnnotationInvalid,
-        });
+            value,
+            Reason::AnnotationInvalid,
+            format!("{}; {}", problem.problem(), problem.fix()),
+        ));
     }
 }
 
@@ -1294,10 +1294,12 @@ mod tests {
         let out = extract(&rules, Kind::DnsEndpoint, "default", &Node::from(&object));
         let names: Vec<_> = out.candidates.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(names, ["e.example.com"]);
+        let messages: Vec<String> = out.violations.iter().map(|v| v.message()).collect();
         let found: Vec<_> = out
             .violations
             .iter()
-            .map(|v| (v.field.as_str(), v.reason, v.message.split(':').next()))
+            .zip(&messages)
+            .map(|(v, m)| (v.field.as_str(), v.reason, m.split(':').next()))
             .collect();
         assert_eq!(
             found,

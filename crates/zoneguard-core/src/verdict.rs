@@ -60,6 +60,10 @@ impl fmt::Display for Reason {
 }
 
 /// One thing wrong with an object: where, what, why, and how to fix it.
+///
+/// Its message (`Display`, [`Violation::message`]) is most often the subject,
+/// `<field> "<value>"`, then what is wrong with it ([`Violation::new`]); a message that tells
+/// its subject its own way, or not at all, is kept whole ([`Violation::whole`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Violation {
     /// Field path, e.g. `spec.rules[0].host`.
@@ -67,8 +71,86 @@ pub struct Violation {
     /// The offending value.
     pub value: String,
     pub reason: Reason,
-    /// Human sentence with the fix, without the object prefix.
-    pub message: String,
+    wording: Wording,
+}
+
+/// How a violation's message is made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Wording {
+    /// What is wrong, told after the subject: the message is `<field> "<value>" <fault>`.
+    Fault(String),
+    /// The message as it is.
+    Whole(String),
+}
+
+impl Violation {
+    /// A violation whose message is `<field> "<value>" <fault>` (the value quoted as `{:?}`
+    /// writes it): `fault` says what is wrong with the value, and the fix.
+    pub fn new(
+        field: impl Into<String>,
+        value: impl Into<String>,
+        reason: Reason,
+        fault: impl Into<String>,
+    ) -> Self {
+        Self::worded(field, value, reason, Wording::Fault(fault.into()))
+    }
+
+    /// A violation whose message is `message` as it is, for one that does not start with
+    /// `<field> "<value>" `.
+    pub fn whole(
+        field: impl Into<String>,
+        value: impl Into<String>,
+        reason: Reason,
+        message: impl Into<String>,
+    ) -> Self {
+        Self::worded(field, value, reason, Wording::Whole(message.into()))
+    }
+
+    fn worded(
+        field: impl Into<String>,
+        value: impl Into<String>,
+        reason: Reason,
+        wording: Wording,
+    ) -> Self {
+        Self {
+            field: field.into(),
+            value: value.into(),
+            reason,
+            wording,
+        }
+    }
+
+    /// What is wrong with the value, as the message tells it after `<field> "<value>" `;
+    /// `None` for a message made whole.
+    pub fn fault(&self) -> Option<&str> {
+        match &self.wording {
+            Wording::Fault(fault) => Some(fault),
+            Wording::Whole(_) => None,
+        }
+    }
+
+    /// The human sentence with the fix, as `Display` writes it. Each call formats it anew:
+    /// a caller that writes it somewhere writes the violation itself.
+    pub fn message(&self) -> String {
+        self.to_string()
+    }
+
+    /// About the length of the message, without formatting it (the value's escapes aside).
+    pub(crate) fn message_len_hint(&self) -> usize {
+        match &self.wording {
+            Wording::Fault(fault) => self.field.len() + self.value.len() + fault.len() + 4,
+            Wording::Whole(message) => message.len(),
+        }
+    }
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.wording {
+            Wording::Fault(fault) => write!(f, "{} {:?} {fault}", self.field, self.value),
+            Wording::Whole(message) => f.write_str(message),
+        }
+    }
 }
 
 /// Why a warning that repeats a violation admits it.
@@ -117,7 +199,7 @@ impl Warning {
     /// `violation` admitted, its message followed by ` (<why>)`.
     pub fn admitting(violation: &Violation, admitted: Admitted, why: &str) -> Self {
         Self {
-            message: format!("{} ({why})", violation.message),
+            message: format!("{violation} ({why})"),
             reason: Some(violation.reason),
             admitted: Some(admitted),
         }
@@ -139,5 +221,24 @@ impl From<&str> for Warning {
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_message_is_the_subject_then_the_fault_or_the_whole_wording() {
+        let reason = Reason::HostnameOutsideFilters;
+        let ann = r#"metadata.annotations["external-dns.alpha.kubernetes.io/hostname"]"#;
+        let led = Violation::new(ann, "a\"b.org", reason, "is outside");
+        let whole = Violation::whole(ann, "a.org", reason, "another shape");
+        let want = format!("{ann} \"a\\\"b.org\" is outside");
+        assert_eq!((led.message(), led.fault()), (want, Some("is outside")));
+        assert_eq!(
+            (whole.to_string(), whole.fault()),
+            ("another shape".into(), None)
+        );
     }
 }

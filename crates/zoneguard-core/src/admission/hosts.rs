@@ -20,32 +20,26 @@ pub enum Advice {
 }
 
 /// A message in two parts: the problem, and the fix with its leading separator (`; …` or
-/// `: …`; empty when the problem says it all).
+/// `: …`; empty when the problem says it all). The problem is told after the subject
+/// ([`Where`]), but for a TXT record's, which is worded whole.
 type Parts = (String, String);
 
 /// The first rule a candidate breaks, if any: syntax, cluster filters, delegation, TXT length.
 pub fn judge(rules: &RuleSet, namespace: &str, c: &Candidate, advice: Advice) -> Option<Violation> {
-    let violation = |reason, (problem, fix): Parts| {
-        let message = match advice {
-            Advice::None => problem,
-            Advice::Owner if c.field == Field::Template => problem + TEMPLATE_FIX,
-            Advice::Owner => problem + &fix,
-        };
-        Violation {
-            field: c.field.to_string(),
-            value: c.raw.clone(),
-            reason,
-            message,
-        }
+    let text = |(problem, fix): Parts| match advice {
+        Advice::None => problem,
+        Advice::Owner if c.field == Field::Template => problem + TEMPLATE_FIX,
+        Advice::Owner => problem + &fix,
     };
     // Only a violation needs the text; most names pass every check.
     let at = Where(c);
+    let violation = |reason, parts| at.violation(reason, text(parts));
     if c.interior_space {
         return Some(violation(
             Reason::HostnameInvalid,
             (
                 format!(
-                    "{at} contains spaces: external-dns deletes them and would publish {:?}",
+                    "contains spaces: external-dns deletes them and would publish {:?}",
                     c.name
                 ),
                 "; write the name without spaces and separate several names with commas"
@@ -60,14 +54,14 @@ pub fn judge(rules: &RuleSet, namespace: &str, c: &Candidate, advice: Advice) ->
     if !rules.cluster.matches_normalized(&normalized) {
         return Some(violation(
             Reason::HostnameOutsideFilters,
-            outside_message(&at, &rules.cluster, &c.name),
+            outside_message(&rules.cluster, &c.name),
         ));
     }
     if let Some(ns_filter) = rules.namespaces.get(namespace) {
         if !ns_filter.matches_normalized(&normalized) {
             return Some(violation(
                 Reason::HostnameNotDelegated,
-                not_delegated_message(&at, ns_filter, &c.name),
+                not_delegated_message(ns_filter, &c.name),
             ));
         }
     }
@@ -77,17 +71,17 @@ pub fn judge(rules: &RuleSet, namespace: &str, c: &Candidate, advice: Advice) ->
     };
     txt.map(|t| {
         let parts = (format!("{at}: {}", t.problem), format!(": {}", t.fix));
-        violation(Reason::HostnameTxtTooLong, parts)
+        at.whole(Reason::HostnameTxtTooLong, text(parts))
     })
 }
 
-/// Why the candidate's name is not one external-dns would publish as written, as the message.
+/// Why the candidate's name is not one external-dns would publish as written, as the message's
+/// parts.
 fn syntax_message(c: &Candidate) -> Option<Parts> {
-    let at = Where(c);
     if let Record::Srv { .. } = c.record {
         let (problem, fix) = hostname::srv_syntax_problem(&c.name)?;
         return Some((
-            format!("{at} is not a valid DNS name: {problem}; external-dns would drop that record or the DNS provider would refuse it"),
+            format!("is not a valid DNS name: {problem}; external-dns would drop that record or the DNS provider would refuse it"),
             format!(": {fix}"),
         ));
     }
@@ -98,32 +92,29 @@ fn syntax_message(c: &Candidate) -> Option<Parts> {
     }
     let problem = hostname::syntax_problem(&c.name)?;
     Some((
-        format!(
-            "{at} is not a valid DNS name: {problem}; external-dns could not publish it as written"
-        ),
+        format!("is not a valid DNS name: {problem}; external-dns could not publish it as written"),
         String::new(),
     ))
 }
 
 /// A name external-dns's Gateway API source drops, with the fix.
 fn gateway_message(c: &Candidate, drop: GatewayDrop) -> Parts {
-    let at = Where(c);
     let dropped =
         "external-dns's Gateway API source drops it and would publish no DNS record for it";
     match drop {
         GatewayDrop::IpAddress => (
-            format!("{at} is an IP address, not a host name: {dropped}"),
+            format!("is an IP address, not a host name: {dropped}"),
             "; use a host name".to_string(),
         ),
         GatewayDrop::NotAscii => {
             let name = c.name.strip_suffix('.').unwrap_or(&c.name);
             match hostname::to_ascii(name) {
                 Ok(ascii) => (
-                    format!("{at} is not an ASCII host name: {dropped}"),
+                    format!("is not an ASCII host name: {dropped}"),
                     format!("; write its punycode form {ascii:?}"),
                 ),
                 Err(problem) => (
-                    format!("{at} is not an ASCII host name and {problem}: {dropped}"),
+                    format!("is not an ASCII host name and {problem}: {dropped}"),
                     "; write the name in ASCII (punycode)".to_string(),
                 ),
             }
@@ -132,7 +123,7 @@ fn gateway_message(c: &Candidate, drop: GatewayDrop) -> Parts {
             let problem = hostname::syntax_problem(&c.name)
                 .unwrap_or_else(|| "'*' is allowed only as a leading \"*.\" label".to_string());
             (
-                format!("{at} is not an RFC 1123 host name ({problem}): {dropped}"),
+                format!("is not an RFC 1123 host name ({problem}): {dropped}"),
                 "; write letters, digits and '-' only, '*.' only in front".to_string(),
             )
         }
@@ -140,8 +131,28 @@ fn gateway_message(c: &Candidate, drop: GatewayDrop) -> Parts {
 }
 
 /// `field "value"`, as each message starts; for an SRV record, the hostname's field and the
-/// record made of it.
+/// record made of it; for a name of the fqdn template, the name and the template.
 struct Where<'a>(&'a Candidate);
+
+impl Where<'_> {
+    /// The candidate's violation, `fault` told after the subject: by the violation itself for
+    /// a name its field holds, as part of a message worded whole for the others.
+    fn violation(&self, reason: Reason, fault: String) -> Violation {
+        let c = self.0;
+        match c.record {
+            Record::Address | Record::Gateway if c.field != Field::Template => {
+                Violation::new(c.field.to_string(), c.raw.clone(), reason, fault)
+            }
+            _ => self.whole(reason, format!("{self} {fault}")),
+        }
+    }
+
+    /// The candidate's violation, with `message` as it is.
+    fn whole(&self, reason: Reason, message: String) -> Violation {
+        let c = self.0;
+        Violation::whole(c.field.to_string(), c.raw.clone(), reason, message)
+    }
+}
 
 impl std::fmt::Display for Where<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -165,27 +176,27 @@ impl std::fmt::Display for Where<'_> {
 /// Why the cluster's filters refuse a name, and the fix: an exclusion that hits a name the
 /// include filters cover is named as the cause, since "use a name under example.com" would
 /// not help a name already under it.
-fn outside_message(at: &Where, cluster: &filter::DomainFilter, name: &str) -> Parts {
+fn outside_message(cluster: &filter::DomainFilter, name: &str) -> Parts {
     const SKIPPED: &str = "external-dns would skip it and no DNS record would appear";
     let spec = cluster.spec();
     match cluster.explain(name) {
         Match::Excluded { by, within } => {
             let (by, under) = excluded_by(&by, within.as_deref());
             (
-                format!("{at} is in {by}, which this cluster's external-dns excludes; {SKIPPED}"),
+                format!("is in {by}, which this cluster's external-dns excludes; {SKIPPED}"),
                 format!(": use a name {under}outside {by}, or ask the platform team to remove {by} from external-dns's excluded domains (excludeDomains)"),
             )
         }
         Match::RegexExcluded => {
             let regex = &spec.regex_exclude;
             (
-                format!("{at} matches /{regex}/, the regex of names this cluster's external-dns excludes (regexDomainExclusion); {SKIPPED}"),
+                format!("matches /{regex}/, the regex of names this cluster's external-dns excludes (regexDomainExclusion); {SKIPPED}"),
                 format!(": use a name that /{regex}/ does not match, or ask the platform team to change external-dns's regexDomainExclusion"),
             )
         }
         _ => (
             format!(
-                "{at} is outside the domains this cluster's external-dns manages ({}); {SKIPPED}",
+                "is outside the domains this cluster's external-dns manages ({}); {SKIPPED}",
                 describe(spec)
             ),
             format!(": {}", cluster_fix(spec)),
@@ -195,13 +206,13 @@ fn outside_message(at: &Where, cluster: &filter::DomainFilter, name: &str) -> Pa
 
 /// Why a namespace's own filters refuse a name, and the fix; an exclusion is named as
 /// [`outside_message`] names the cluster's.
-fn not_delegated_message(at: &Where, ns_filter: &filter::DomainFilter, name: &str) -> Parts {
+fn not_delegated_message(ns_filter: &filter::DomainFilter, name: &str) -> Parts {
     let spec = ns_filter.spec();
     match ns_filter.explain(name) {
         Match::Excluded { by, within } => {
             let (by, under) = excluded_by(&by, within.as_deref());
             (
-                format!("{at} is in {by}, which this namespace's domains exclude"),
+                format!("is in {by}, which this namespace's domains exclude"),
                 format!(
                     "; use a name {under}outside {by}, or ask the platform team to delegate it"
                 ),
@@ -210,15 +221,12 @@ fn not_delegated_message(at: &Where, ns_filter: &filter::DomainFilter, name: &st
         Match::RegexExcluded => {
             let regex = &spec.regex_exclude;
             (
-                format!("{at} matches /{regex}/, the regex of names this namespace's domains exclude"),
+                format!("matches /{regex}/, the regex of names this namespace's domains exclude"),
                 format!("; use a name that /{regex}/ does not match, or ask the platform team to delegate it"),
             )
         }
         _ => (
-            format!(
-                "{at} is outside this namespace's domains ({})",
-                describe(spec)
-            ),
+            format!("is outside this namespace's domains ({})", describe(spec)),
             format!(
                 "; ask the platform team to delegate it or use a name under {}",
                 first_domain(spec)

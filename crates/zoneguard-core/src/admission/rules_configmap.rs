@@ -62,12 +62,10 @@ pub fn validate(req: &Request<'_>, object: &Node<'_>, others: &[RuleSource<'_>])
         Ok(text) => text,
         Err(message) => {
             decision.allowed = false;
-            decision.violations.push(Violation {
-                field,
-                value: String::new(),
-                reason: Reason::RulesInvalid,
-                message,
-            });
+            let reason = Reason::RulesInvalid;
+            decision
+                .violations
+                .push(Violation::whole(field, "", reason, message));
             return decision;
         }
     };
@@ -85,11 +83,9 @@ pub fn validate(req: &Request<'_>, object: &Node<'_>, others: &[RuleSource<'_>])
         decision.allowed = false;
         decision.violations = mine
             .into_iter()
-            .map(|e| Violation {
-                field: field.clone(),
-                value: e.key.clone(),
-                reason: Reason::RulesInvalid,
-                message: located(&field, &me, &e),
+            .map(|e| {
+                let message = located(&field, &me, &e);
+                Violation::whole(field.clone(), e.key.clone(), Reason::RulesInvalid, message)
             })
             .collect();
     }

@@ -151,7 +151,7 @@ namespaces:
         let d = validate_ingress(rules_text, ns, &ingress(&[host], json!({})));
         assert_eq!(d.violations.len(), 1, "{host}: {:?}", d.violations);
         assert_eq!(d.violations[0].reason, reason, "{host}");
-        assert_eq!(d.violations[0].message, message, "{host}");
+        assert_eq!(d.violations[0].message(), message, "{host}");
     }
 }
 
@@ -257,7 +257,7 @@ fn ingress_hostname_source_decides_which_names_count() {
         [Reason::AnnotationInvalid]
     );
     assert!(bogus.violations[0]
-        .message
+        .message()
         .contains("publish no DNS record"));
 }
 
@@ -339,9 +339,9 @@ fn target_annotations_external_dns_cannot_publish_are_denied_where_it_reads_them
                     "{kind} {object}"
                 );
                 assert!(
-                    d.violations[0].message.contains(text),
+                    d.violations[0].message().contains(text),
                     "{}",
-                    d.violations[0].message
+                    d.violations[0].message()
                 );
             }
             None => assert!(d.allowed, "{kind} {object}: {:?}", d.violations),
@@ -361,9 +361,9 @@ fn interior_spaces_in_an_annotation_item_are_denied_with_what_external_dns_would
     );
     assert_eq!(d.violations.len(), 1);
     assert!(
-        d.violations[0].message.contains("\"ab.example.com\""),
+        d.violations[0].message().contains("\"ab.example.com\""),
         "{}",
-        d.violations[0].message
+        d.violations[0].message()
     );
 }
 
@@ -446,7 +446,7 @@ fn a_warning_that_admits_a_violation_says_so_by_its_fields() {
     assert_eq!(w.admitted, Some(Admitted::WarnMode), "{warn:?}");
     assert_eq!(w.reason, Some(v.reason), "{warn:?}");
     // The text is as before: the violation's, and why it was admitted.
-    let text = format!("{} (zoneguard warn mode: admitted)", v.message);
+    let text = format!("{} (zoneguard warn mode: admitted)", v.message());
     assert_eq!((w.to_string(), &w.message), (text.clone(), &text));
     // A warning in its own right is no violation's copy.
     let d = validate_ingress(
@@ -756,10 +756,10 @@ fn an_inject_rule_that_would_set_a_refused_name_is_blamed() {
     assert!(!d.allowed);
     assert!(
         d.violations[0]
-            .message
+            .message()
             .contains("the inject rule inject[0] of test would set"),
         "{}",
-        d.violations[0].message
+        d.violations[0].message()
     );
 }
 
@@ -956,10 +956,10 @@ fn a_rules_configmap_with_a_broken_document_is_refused_with_the_parser_message()
     assert!(!d.allowed);
     assert!(
         d.violations[0]
-            .message
+            .message()
             .starts_with(r#"data["rules.yaml"] line 2: regexDomainFilter: "(" is not a valid"#),
         "{}",
-        d.violations[0].message
+        d.violations[0].message()
     );
     let other = RuleSource {
         name: "ConfigMap zoneguard/base",
@@ -974,7 +974,7 @@ fn a_rules_configmap_with_a_broken_document_is_refused_with_the_parser_message()
     );
     assert!(!d.allowed);
     assert_eq!(
-        d.violations[0].message,
+        d.violations[0].message(),
         r#"data["rules.yaml"] line 1: enforcement: set to deny here and to warn in ConfigMap zoneguard/base (line 1); rule sources must agree: set it in one of them, or to the same value in both"#
     );
     let unlabelled = json!({"metadata": {"name": "x"}, "data": {"rules.yaml": "garbage: ["}});
@@ -1014,29 +1014,31 @@ fn an_injected_target_that_points_at_the_injected_hostname_is_blamed_on_its_rule
 
 #[test]
 fn an_injected_value_s_fault_is_told_without_its_field_and_value_again() {
-    let violation = |field: &str, value: &str, message: &str| Violation {
-        field: field.into(),
-        value: value.into(),
-        reason: Reason::HostnameOutsideFilters,
-        message: message.into(),
-    };
+    let reason = Reason::HostnameOutsideFilters;
     let ann = r#"metadata.annotations["external-dns.alpha.kubernetes.io/hostname"]"#;
     let item = format!("{ann}[1]");
+    let whole = format!("{ann} \"a.org\" is outside");
     let table = [
         (
-            violation(ann, "a.org", &format!("{ann} \"a.org\" is outside")),
+            Violation::new(ann, "a.org", reason, "is outside"),
             "a.org",
             "it is outside",
         ),
         (
-            violation(&item, "b.org", &format!("{item} \"b.org\" is outside")),
+            Violation::new(item.as_str(), "b.org", reason, "is outside"),
             "a.example.com,b.org",
             "\"b.org\" is outside",
         ),
         (
-            violation(ann, "a.org", "another shape"),
+            Violation::whole(ann, "a.org", reason, "another shape"),
             "a.org",
             "another shape",
+        ),
+        // Worded whole, a message is told whole even when it reads as the subject and a fault.
+        (
+            Violation::whole(ann, "a.org", reason, whole.as_str()),
+            "a.org",
+            whole.as_str(),
         ),
     ];
     for (v, value, want) in table {
@@ -1055,7 +1057,7 @@ fn assert_blamed_injection(rules_text: &str, annotations: Option<Value>, name: &
     );
     let field = format!("metadata.annotations[\"external-dns.alpha.kubernetes.io/{name}\"]");
     assert_eq!(reasons(&d), vec![(field, Reason::AnnotationInvalid)]);
-    let message = &d.violations[0].message;
+    let message = &d.violations[0].message();
     assert!(
         message.contains("inject[0] of test") && message.contains(needle),
         "{message}"
@@ -1087,7 +1089,7 @@ fn a_broken_rules_configmap_is_refused_even_when_its_namespace_is_exempt() {
     let exempting = rules("exemptNamespaces: [kube-system, zoneguard]\n");
     let d = review_rules_configmap(&exempting, Operation::Update, "rules", "bogus: 1\n", &[]);
     assert!(!d.allowed, "{d:?}");
-    assert!(d.violations[0].message.contains("bogus"), "{d:?}");
+    assert!(d.violations[0].message().contains("bogus"), "{d:?}");
 }
 
 #[test]
@@ -1129,7 +1131,7 @@ fn a_rules_configmap_without_rules_yaml_names_a_key_that_looks_meant_as_it() {
         assert!(!d.allowed, "{data}");
         assert_eq!(d.violations[0].reason, Reason::RulesInvalid, "{data}");
         assert_eq!(
-            d.violations[0].message,
+            d.violations[0].message(),
             format!("{missing}{hint}"),
             "{data}"
         );
@@ -1199,7 +1201,7 @@ namespaces:
             Reason::HostnameOutsideFilters
         )]
     );
-    let message = &d.violations[0].message;
+    let message = &d.violations[0].message();
     assert!(
         message.contains("SRV record \"_api._tcp.api.example.com\"")
             && message.contains("spec.ports[0]")
@@ -1268,7 +1270,7 @@ fn an_srv_name_refused_for_itself_is_listed_once_for_its_hostname() {
     let d = validate_kind(RULES, "", "Service", "default", &svc);
     assert_eq!(d.violations.len(), 1, "{d:?}");
     assert_eq!(d.violations[0].reason, Reason::HostnameInvalid);
-    assert!(d.violations[0].message.contains("spec.ports[0]"), "{d:?}");
+    assert!(d.violations[0].message().contains("spec.ports[0]"), "{d:?}");
 }
 
 #[test]
@@ -1312,7 +1314,7 @@ fn an_srv_name_whose_service_label_is_too_long_is_invalid_and_its_txt_name_takes
         reasons(&d),
         [(HOSTNAME_0.to_string(), Reason::HostnameInvalid)]
     );
-    let message = &d.violations[0].message;
+    let message = &d.violations[0].message();
     assert!(
         message.contains("64 octets") && message.contains("Service name of at most 62"),
         "{message}"
@@ -1325,7 +1327,7 @@ fn an_srv_name_whose_service_label_is_too_long_is_invalid_and_its_txt_name_takes
         reasons(&d),
         [(HOSTNAME_0.to_string(), Reason::HostnameTxtTooLong)]
     );
-    let message = &d.violations[0].message;
+    let message = &d.violations[0].message();
     assert!(
         message.contains(&format!("\"srv-_{}._tcp.api.example.com\"", "a".repeat(59))),
         "{message}"
@@ -1409,10 +1411,10 @@ fn route_names_external_dns_s_gateway_source_drops_are_invalid_and_ingress_names
                         (Reason::HostnameInvalid, name)
                     );
                     assert!(
-                        v.message.contains("Gateway API source drops it")
-                            && v.message.contains(needle),
+                        v.message().contains("Gateway API source drops it")
+                            && v.message().contains(needle),
                         "{}",
-                        v.message
+                        v.message()
                     );
                 }
                 None => assert!(d.allowed, "{name}: {:?}", d.violations),
@@ -1436,7 +1438,11 @@ fn an_annotation_item_is_shown_with_the_white_space_external_dns_keeps() {
         (v.value.as_str(), v.reason),
         ("\tb.example.com", Reason::HostnameInvalid)
     );
-    assert!(v.message.contains(r#""\tb.example.com""#), "{}", v.message);
+    assert!(
+        v.message().contains(r#""\tb.example.com""#),
+        "{}",
+        v.message()
+    );
 }
 
 #[test]
@@ -1454,7 +1460,7 @@ fn an_injected_hostname_whose_srv_name_is_refused_is_blamed_on_the_rule() {
     );
     assert!(!d.allowed, "{d:?}");
     assert_eq!(d.violations[0].reason, Reason::HostnameInvalid, "{d:?}");
-    let message = &d.violations[0].message;
+    let message = &d.violations[0].message();
     assert!(
         message.contains("inject[0] of test") && message.contains("SRV record"),
         "{message}"
@@ -1495,9 +1501,9 @@ fn a_blamed_inject_rule_is_named_by_its_source_and_its_index_there() {
     ];
     assert_eq!(d.violations.len(), table.len(), "{d:?}");
     for (v, (start, reason)) in d.violations.iter().zip(table) {
-        assert!(v.message.starts_with(start), "{}", v.message);
-        assert_eq!(v.reason.as_str(), reason, "{}", v.message);
-        assert!(!v.message.contains("#2"), "{}", v.message);
+        assert!(v.message().starts_with(start), "{}", v.message());
+        assert_eq!(v.reason.as_str(), reason, "{}", v.message());
+        assert!(!v.message().contains("#2"), "{}", v.message());
     }
 }
 
@@ -1563,7 +1569,7 @@ fn an_edit_is_judged_on_its_own_errors_and_warned_of_other_configmaps_errors() {
     let d = edit("enforcement: audit\n", &[deny]);
     assert!(!d.allowed, "{d:?}");
     assert!(
-        d.violations[0].message.contains("ConfigMap zoneguard/a"),
+        d.violations[0].message().contains("ConfigMap zoneguard/a"),
         "{d:?}"
     );
 }

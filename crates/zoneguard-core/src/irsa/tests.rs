@@ -94,7 +94,7 @@ fn a_live_trust_policy_is_evaluated_percent_encoded_or_not() {
     assert_eq!(reasons(&f), [Reason::RoleNotTrusted]);
     assert!(
         f.violations[0]
-            .message
+            .message()
             .contains("admits `system:serviceaccount:kube-system:external-dns`"),
         "{f:?}"
     );
@@ -153,7 +153,7 @@ fn a_missing_role_is_denied() {
     assert_eq!(reasons(&f), [Reason::RoleUnknown]);
     assert!(
         f.violations[0]
-            .message
+            .message()
             .contains("role external-dns does not exist in account 111122223333"),
         "{f:?}"
     );
@@ -180,7 +180,7 @@ fn an_arn_differing_in_path_or_case_is_reported_as_such() {
     for (iam_arn, what) in rows {
         let f = run(&rules(""), &facts_with_role(trusting_role(iam_arn)));
         assert_eq!(reasons(&f), [Reason::RoleArnInvalid], "{iam_arn}");
-        let m = &f.violations[0].message;
+        let m = &f.violations[0].message();
         assert!(
             m.contains(&format!("differs only in its {what},")) && m.contains(iam_arn),
             "{m}"
@@ -205,9 +205,9 @@ fn spaces_around_the_arn_are_invalid_and_only_an_empty_value_means_no_role() {
         let f = check(value);
         assert_eq!(reasons(&f), [Reason::RoleArnInvalid], "{value:?}");
         assert!(
-            f.violations[0].message.contains("whitespace")
+            f.violations[0].message().contains("whitespace")
                 || f.violations[0]
-                    .message
+                    .message()
                     .contains("remove the trailing newline"),
             "{f:?}"
         );
@@ -238,12 +238,12 @@ fn an_empty_audience_is_invalid_whatever_the_trust_policy_says() {
             r#"metadata.annotations["eks.amazonaws.com/audience"]"#
         );
         assert!(
-            v.message.contains("is empty")
-                && v.message.contains("Incorrect token audience")
-                && v.message
+            v.message().contains("is empty")
+                && v.message().contains("Incorrect token audience")
+                && v.message()
                     .contains("remove the annotation (the audience is then sts.amazonaws.com)"),
             "{}",
-            v.message
+            v.message()
         );
     }
     assert!(check(None).violations.is_empty());
@@ -285,9 +285,11 @@ fn the_provider_check_names_the_fix() {
     let f = run(&r, &with_provider(Lookup::NotFound("missing".into())));
     assert_eq!(reasons(&f), [Reason::RoleNotTrusted]);
     assert!(
-        f.violations[0].message.contains("has no IAM OIDC provider")
+        f.violations[0]
+            .message()
+            .contains("has no IAM OIDC provider")
             && f.violations[0]
-                .message
+                .message()
                 .contains("associate-iam-oidc-provider"),
         "{f:?}"
     );
@@ -296,10 +298,10 @@ fn the_provider_check_names_the_fix() {
     };
     let f = run(&r, &with_provider(Lookup::Found(other)));
     assert!(
-        f.violations[0].message.contains(
+        f.violations[0].message().contains(
             "does not list the audience `sts.amazonaws.com` among its client IDs (it lists other)"
         ) && f.violations[0]
-            .message
+            .message()
             .contains("add-client-id-to-open-id-connect-provider"),
         "{f:?}"
     );
@@ -379,7 +381,7 @@ fn a_chain_broken_on_the_target_side_is_denied_naming_the_side_and_statement() {
         &chain_facts("arn:aws:iam::111122223333:role/other", allow_assume(TARGET)),
     );
     assert_eq!(reasons(&f), [Reason::RoleNotTrusted]);
-    let m = &f.violations[0].message;
+    let m = &f.violations[0].message();
     assert!(m.contains("broken on the target side"), "{m}");
     assert!(
         m.contains(r#"{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::111122223333:role/external-dns"},"Action":"sts:AssumeRole"}"#),
@@ -394,7 +396,7 @@ fn a_chain_broken_on_the_irsa_side_is_denied_naming_the_side_and_statement() {
         &chain_facts(ROLE, allow_assume("arn:aws:iam::444455556666:role/other")),
     );
     assert_eq!(reasons(&f), [Reason::RoleNotTrusted]);
-    let m = &f.violations[0].message;
+    let m = &f.violations[0].message();
     assert!(m.contains("broken on the IRSA role's side"), "{m}");
     assert!(m.contains("(it has inline policy assume-dns)"), "{m}");
     assert!(
@@ -404,7 +406,7 @@ fn a_chain_broken_on_the_irsa_side_is_denied_naming_the_side_and_statement() {
     let f = run(&chain_rules(""), &chain_facts(ROLE, None));
     assert!(
         f.violations[0]
-            .message
+            .message()
             .contains("it has no permission policies"),
         "{f:?}"
     );
@@ -464,7 +466,7 @@ fn a_permissions_boundary_caps_what_the_irsa_role_may_assume() {
         }
         assert_eq!(reasons(&f), [Reason::RoleNotTrusted], "{case}: {f:?}");
         for text in wanted {
-            assert!(f.violations[0].message.contains(text), "{case}: {f:?}");
+            assert!(f.violations[0].message().contains(text), "{case}: {f:?}");
         }
     }
 }
@@ -554,7 +556,7 @@ fn chain_lookups_that_fail_are_cannot_verify() {
     let f = run(&chain_rules(""), &facts);
     assert!(
         f.violations[0]
-            .message
+            .message()
             .contains("role dns does not exist in account 444455556666"),
         "{f:?}"
     );
@@ -573,7 +575,7 @@ fn chains_apply_only_to_their_service_account() {
     assert!(
         f.violations
             .iter()
-            .all(|v| !v.message.contains("role chain")),
+            .all(|v| !v.message().contains("role chain")),
         "{f:?}"
     );
 }
@@ -587,7 +589,7 @@ fn both_trust_checks_word_a_denial_and_an_unverifiable_condition_in_full() {
         &web_identity_policy("system:serviceaccount:other:other"),
     ));
     let f = run(&rules(""), &facts_with_role(role));
-    let m = &f.violations[0].message;
+    let m = &f.violations[0].message();
     assert!(m.starts_with(&at) && m.contains(statement), "{m}");
     let on_source_ip = json!({"Version": "2012-10-17", "Statement": {"Effect": "Allow",
         "Principal": {"Federated": PROVIDER}, "Action": "sts:AssumeRoleWithWebIdentity",
@@ -607,7 +609,7 @@ fn both_trust_checks_word_a_denial_and_an_unverifiable_condition_in_full() {
         &chain_rules(""),
         &with_target_trust(chain_facts(ROLE, allow_assume(TARGET)), other),
     );
-    let m = &f.violations[0].message;
+    let m = &f.violations[0].message();
     assert!(m.starts_with(&broken) && m.contains(&statement), "{m}");
 
     let on_source_ip = json!({"Effect": "Allow", "Principal": {"AWS": ROLE}, "Action": "sts:AssumeRole",
@@ -636,10 +638,10 @@ fn assert_unverifiable(f: &Findings, want: &str) {
 }
 
 /// What one side's check said: a denial's reason and message, or a warning.
-fn only_finding(f: &Findings) -> (Option<Reason>, &str) {
+fn only_finding(f: &Findings) -> (Option<Reason>, String) {
     match (&f.violations[..], &f.warnings[..]) {
-        ([v], []) => (Some(v.reason), &v.message),
-        ([], [w]) => (None, &w.message),
+        ([v], []) => (Some(v.reason), v.message()),
+        ([], [w]) => (None, w.message.clone()),
         _ => panic!("one finding expected: {f:?}"),
     }
 }
@@ -747,7 +749,7 @@ fn a_denial_by_a_policy_from_the_rules_asks_to_mend_iam_and_the_rules_copy() {
         &static_rules(&policy("system:serviceaccount:other:other")),
         &Facts::none(),
     );
-    let m = &f.violations[0].message;
+    let m = &f.violations[0].message();
     assert!(
         m.contains("; add this statement to the role's trust policy in IAM and to its copy under irsa.trustPolicies in the rules, which must match IAM (or use a role that trusts `system:serviceaccount:external-dns:external-dns`):\n  {\"Effect\""),
         "{m}"
@@ -789,7 +791,7 @@ fn an_unknown_role_lists_the_known_roles_of_its_account_nearest_first() {
     ];
     for (names, hint) in table {
         let f = run(&known(names), &Facts::none());
-        let m = &f.violations[0].message;
+        let m = &f.violations[0].message();
         let want = format!("ask the platform team to add the role's trust policy under irsa.trustPolicies in the rules{hint}");
         assert!(m.ends_with(&want), "{names:?}: {m}");
     }

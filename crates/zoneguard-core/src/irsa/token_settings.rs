@@ -41,13 +41,10 @@ fn token_expiration(value: &str, out: &mut Findings) {
     if seconds < MIN_SECONDS {
         out.warnings.push(Warning::new(format!("{field} {value:?} is below {MIN_SECONDS} s: the pod identity webhook raises it to {MIN_SECONDS} s, the shortest token lifetime the API server accepts; write {MIN_SECONDS} or more, or remove the annotation for the default of {DEFAULT_SECONDS} s")));
     } else if seconds > MAX_SECONDS {
-        let message = format!("{field} {value:?} is above 2^32 s: the pod identity webhook puts it in the pods' projected token as it is, and the API server then refuses every pod of this ServiceAccount (\"may not specify a duration larger than 2^32 seconds\"); write at most {MAX_SECONDS}, or remove the annotation for the default of {DEFAULT_SECONDS} s");
-        out.violations.push(Violation {
-            field,
-            value: value.to_string(),
-            reason: Reason::AnnotationInvalid,
-            message,
-        });
+        let fault = format!("is above 2^32 s: the pod identity webhook puts it in the pods' projected token as it is, and the API server then refuses every pod of this ServiceAccount (\"may not specify a duration larger than 2^32 seconds\"); write at most {MAX_SECONDS}, or remove the annotation for the default of {DEFAULT_SECONDS} s");
+        let reason = Reason::AnnotationInvalid;
+        out.violations
+            .push(Violation::new(field, value, reason, fault));
     }
 }
 
@@ -139,7 +136,7 @@ mod tests {
             v.field,
             r#"metadata.annotations["eks.amazonaws.com/token-expiration"]"#
         );
-        assert!(v.message.contains("refuses every pod"), "{}", v.message);
+        assert!(v.message().contains("refuses every pod"), "{}", v.message());
     }
 
     #[test]

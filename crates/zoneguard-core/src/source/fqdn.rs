@@ -68,12 +68,12 @@ impl Extracted {
                     ),
                     None => (why, "give it a hostname of its own".to_string()),
                 };
-                self.violations.push(Violation {
-                    field: FIELD.to_string(),
-                    value: String::new(),
-                    reason: Reason::HostnameInvalid,
-                    message: format!("the cluster's fqdn template ({FIELD}, external-dns's --fqdn-template) fails on this {noun}: {why}; external-dns's sync then fails for every object, so no DNS record changes anywhere while this object exists: {give}{}, or ask the platform team to fix the template", if rules.sources.combine_fqdn_annotation { "" } else { " (the template is then not used)" }),
-                });
+                self.violations.push(Violation::whole(
+                    FIELD,
+                    "",
+                    Reason::HostnameInvalid,
+                    format!("the cluster's fqdn template ({FIELD}, external-dns's --fqdn-template) fails on this {noun}: {why}; external-dns's sync then fails for every object, so no DNS record changes anywhere while this object exists: {give}{}, or ask the platform team to fix the template", if rules.sources.combine_fqdn_annotation { "" } else { " (the template is then not used)" }),
+                ));
             }
         }
         first..self.candidates.len()
@@ -422,22 +422,22 @@ mod tests {
         let v = &out.violations[0];
         assert_eq!(v.field, Field::Template.to_string());
         assert!(
-            v.message.contains(
+            v.message().contains(
                 "fails on this Ingress: this Ingress has no label \"team\", which the template reads as .Labels.team (execution error: toLower: invalid value; expected string)"
             ),
             "{}",
-            v.message
+            v.message()
         );
         assert!(
-            v.message.contains(": give it the label \"team\", or a hostname of its own (the template is then not used), or ask the platform team to fix the template"),
+            v.message().contains(": give it the label \"team\", or a hostname of its own (the template is then not used), or ask the platform team to fix the template"),
             "{}",
-            v.message
+            v.message()
         );
         assert!(
-            v.message
+            v.message()
                 .contains("external-dns's sync then fails for every object"),
             "{}",
-            v.message
+            v.message()
         );
         let mut labelled = ingress(json!({}), json!({}));
         labelled["metadata"]["labels"] = json!({"team": "Web"});
