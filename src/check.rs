@@ -262,8 +262,7 @@ fn check_objects(
             let names = ingress_class::hostnames(rules, &meta.namespace, value);
             let warning = ingress_class::unknown_default_warning(classes, &names);
             // It says what the core's skip warning says, and what to do about it.
-            let skipped_by = source::skipped_by(rules, Kind::Ingress, &meta.namespace, &tree);
-            if skipped_by == Some(SkippedBy::IngressClass) {
+            if decision.skipped == Some(SkippedBy::IngressClass) {
                 decision
                     .warnings
                     .retain(|w| w.reason != Some(Reason::ExternalDnsSkips));

@@ -61,6 +61,8 @@ pub struct Decision {
     pub violations: Vec<Violation>,
     /// What kubectl prints as warnings (`Display` of each), in order.
     pub warnings: Vec<Warning>,
+    /// The filter flag that makes external-dns skip the object whole, if one does.
+    pub skipped: Option<source::SkippedBy>,
     /// RFC 6902 operations (mutate only); empty = nothing to change.
     pub patch: Vec<crate::mutation::AddOp>,
     /// On an UPDATE, what is admitted with a warning though the rules refuse it: violations the
@@ -278,6 +280,7 @@ fn findings(
     };
     d.violations = extracted.violations;
     d.warnings = extracted.warnings;
+    d.skipped = extracted.skipped;
     // A name often appears twice (an Ingress rule's host and its TLS host). A verdict depends
     // on the name alone unless it had spaces, so a name that passed once passes again.
     let mut passed: Seen<&str> = Seen::default();

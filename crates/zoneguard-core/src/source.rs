@@ -14,9 +14,7 @@ mod fqdn;
 pub mod shape;
 mod skip;
 use skip::filtered_out;
-pub use skip::{
-    service_type, skipped_by, SkippedBy, DEFAULT_SERVICE_TYPE, INGRESS_CLASS_ANNOTATION,
-};
+pub use skip::{service_type, SkippedBy, DEFAULT_SERVICE_TYPE, INGRESS_CLASS_ANNOTATION};
 
 /// The kinds zoneguard looks at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -144,6 +142,9 @@ pub struct Extracted {
     pub candidates: Vec<Candidate>,
     pub violations: Vec<Violation>,
     pub warnings: Vec<Warning>,
+    /// The filter flag that makes external-dns skip the object whole, if one does: then
+    /// nothing of it is judged.
+    pub skipped: Option<SkippedBy>,
     /// The record the object's hostnames make (`Record::Gateway` for Gateway API objects).
     record: Record,
     /// Whether the fqdn template names the object when it has no name of its own.
@@ -243,7 +244,8 @@ pub fn extract_names(
     ) {
         out.record = Record::Gateway;
     }
-    if let Some(why) = filtered_out(rules, kind, namespace, object) {
+    if let Some((by, why)) = filtered_out(rules, kind, namespace, object) {
+        out.skipped = Some(by);
         let skips = |w| Warning::with_reason(Reason::ExternalDnsSkips, w);
         out.warnings.extend(why.map(skips));
         return out;

@@ -892,16 +892,15 @@ fn the_same_key_in_different_mappings_or_a_repeated_list_item_is_no_duplicate() 
 }
 
 fn combined(a: &str, b: &str) -> Result<RuleSet, Vec<RulesError>> {
-    RuleSet::from_sources(&[
-        RuleSource {
-            name: "a.yaml",
-            text: a,
-        },
-        RuleSource {
-            name: "b.yaml",
-            text: b,
-        },
-    ])
+    named_sources(&[("a.yaml", a), ("b.yaml", b)])
+}
+
+/// The rule set of the sources `(name, text)`, in order.
+fn named_sources(sources: &[(&str, &str)]) -> Result<RuleSet, Vec<RulesError>> {
+    let sources: Vec<RuleSource> = (sources.iter())
+        .map(|&(name, text)| RuleSource { name, text })
+        .collect();
+    RuleSet::from_sources(&sources)
 }
 
 const POLICY: &str = r#"{"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"Federated": "arn:aws:iam::111122223333:oidc-provider/oidc.example/id/A"}, "Action": "sts:AssumeRoleWithWebIdentity"}]}"#;
@@ -1596,17 +1595,7 @@ fn the_issuer_warning_goes_when_any_rule_source_sets_the_issuer() {
         ),
         ("a", "irsa.source")
     );
-    let both = RuleSet::from_sources(&[
-        RuleSource {
-            name: "a",
-            text: policies,
-        },
-        RuleSource {
-            name: "b",
-            text: issuer,
-        },
-    ])
-    .unwrap_or_else(|e| panic!("{e:?}"));
+    let both = named_sources(&[("a", policies), ("b", issuer)]).unwrap_or_else(|e| panic!("{e:?}"));
     assert!(both.warnings.is_empty(), "{:?}", both.warnings);
     let plain =
         RuleSet::parse("c", "domainFilters: [example.com]\n").unwrap_or_else(|e| panic!("{e:?}"));
@@ -1616,15 +1605,9 @@ fn the_issuer_warning_goes_when_any_rule_source_sets_the_issuer() {
 #[test]
 fn a_delegation_the_combined_cluster_filters_cannot_reach_is_warned_about_at_its_line() {
     let team = "namespaces:\n  team-a:\n    domainFilters:\n      - team-a.example.org\n      - team-a.example.com\n";
-    let alone = RuleSet::from_sources(&[
-        RuleSource {
-            name: "team",
-            text: team,
-        },
-        RuleSource {
-            name: "cluster",
-            text: "domainFilters: [example.com]\n",
-        },
+    let alone = named_sources(&[
+        ("team", team),
+        ("cluster", "domainFilters: [example.com]\n"),
     ])
     .unwrap_or_else(|e| panic!("{e:?}"));
     let got: Vec<(&str, usize, &str)> = alone
@@ -1659,17 +1642,7 @@ fn a_delegation_the_combined_cluster_filters_cannot_reach_is_warned_about_at_its
 fn an_inject_rule_or_a_delegation_in_an_exempt_namespace_is_warned_about_at_its_line() {
     let team = "namespaces:\n  legacy: {domainFilters: [legacy.example.com]}\n  team-a: {}\ninject:\n  - kinds: [Ingress]\n    namespaces: [team-a, legacy]\n    annotations: {a: b}\n";
     let sources = |exempt: &'static str| {
-        RuleSet::from_sources(&[
-            RuleSource {
-                name: "team",
-                text: team,
-            },
-            RuleSource {
-                name: "platform",
-                text: exempt,
-            },
-        ])
-        .unwrap_or_else(|e| panic!("{e:?}"))
+        named_sources(&[("team", team), ("platform", exempt)]).unwrap_or_else(|e| panic!("{e:?}"))
     };
     let rules = sources("exemptNamespaces: [legacy]\n");
     let got: Vec<(&str, usize, &str)> = rules
@@ -1848,17 +1821,7 @@ fn warnings_the_combined_rules_decide_come_kind_by_kind_each_in_the_order_of_the
 fn a_domain_filter_an_exclusion_beside_it_covers_whole_is_warned_about_at_its_line() {
     let team = "namespaces:\n  team-a:\n    domainFilters: [team-a.example.com, team-a.example.org]\n    excludeDomains: [example.org]\n";
     let cluster = |text: &'static str| {
-        RuleSet::from_sources(&[
-            RuleSource {
-                name: "team",
-                text: team,
-            },
-            RuleSource {
-                name: "cluster",
-                text,
-            },
-        ])
-        .unwrap_or_else(|e| panic!("{e:?}"))
+        named_sources(&[("team", team), ("cluster", text)]).unwrap_or_else(|e| panic!("{e:?}"))
     };
     // The cluster's own exclusions, from another source, cover one of its filters.
     let rules = cluster("domainFilters:\n  - example.com\n  - shop.example.net\n  - example.org\nexcludeDomains: [example.net]\n");

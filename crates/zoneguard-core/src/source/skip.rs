@@ -26,21 +26,10 @@ pub enum SkippedBy {
     ServiceType,
 }
 
-/// The filter flag that makes external-dns skip `object` whole, if one does: `filtered_out`
-/// without its warning.
-pub fn skipped_by(
-    rules: &RuleSet,
-    kind: Kind,
-    namespace: &str,
-    object: &Node<'_>,
-) -> Option<SkippedBy> {
-    why_skipped(&rules.sources, kind, namespace, object).map(|(by, _)| by)
-}
-
 /// `Some` when one of external-dns's filter flags (`sources.namespace`, `gatewayNamespace`,
 /// `annotationFilter`, `labelFilter`, `gatewayLabelFilter`, `ingressClassNames`,
-/// `serviceTypeFilter`) makes it skip this object whole, so that nothing of it is judged; it
-/// holds the warning that says so when the object asks external-dns for something: a
+/// `serviceTypeFilter`) makes it skip this object whole, so that nothing of it is judged: which
+/// one, and the warning that says so when the object asks external-dns for something: a
 /// DNSEndpoint always does, another object when it carries an external-dns annotation, or a
 /// Service one of the legacy annotations `sources.compatibility` reads (an Ingress of an
 /// internal class with none is skipped silently).
@@ -49,8 +38,8 @@ pub(super) fn filtered_out(
     kind: Kind,
     namespace: &str,
     object: &Node<'_>,
-) -> Option<Option<String>> {
-    let (_, why) = why_skipped(&rules.sources, kind, namespace, object)?;
+) -> Option<(SkippedBy, Option<String>)> {
+    let (by, why) = why_skipped(&rules.sources, kind, namespace, object)?;
     let legacy = rules
         .sources
         .compatibility
@@ -62,7 +51,7 @@ pub(super) fn filtered_out(
         })
         || legacy.is_some_and(|mode| super::compatibility::carries(mode, object));
     let noun = kind.noun();
-    Some(asks.then(|| format!("{why}: external-dns skips this {noun} and publishes none of its hostnames, so zoneguard does not check them")))
+    Some((by, asks.then(|| format!("{why}: external-dns skips this {noun} and publishes none of its hostnames, so zoneguard does not check them"))))
 }
 
 /// The first filter flag that skips `object`, in external-dns's order, and why.
