@@ -17,6 +17,7 @@
 //!   (`regex_translate.rs`).
 
 mod normalize;
+mod overlap;
 mod regex_translate;
 mod suffix_index;
 
@@ -212,6 +213,31 @@ impl DomainFilter {
             return None;
         };
         exclude.find(&normalize::prepare_filter(include)?)
+    }
+
+    /// For each include filter of `filters` (as written), whether this filter admits some name
+    /// that one admits: its domain or a name under it (only a name under it, when written with a
+    /// leading dot). A filter empty once trimmed admits no name.
+    ///
+    /// Exact for the plain lists: two filters' names meet only when one's hold the other's, and
+    /// coverage by an exclusion is closed under subdomains (the `overlap` module says more). In
+    /// regex mode, which no finite probe decides, it asks about the domain and one name just
+    /// under it.
+    pub fn reaching(&self, filters: &[&str]) -> Vec<bool> {
+        match &self.mode {
+            Mode::Plain { include, exclude } => {
+                let prepared = filters.iter().map(|f| normalize::prepare_filter(f));
+                overlap::reaching(include, exclude, &prepared.collect::<Vec<_>>())
+            }
+            Mode::Regex { .. } => filters.iter().map(|f| self.probed(f)).collect(),
+        }
+    }
+
+    /// Whether the filter admits the domain of the include filter `filter` or the name `x.`
+    /// under it.
+    fn probed(&self, filter: &str) -> bool {
+        let name = filter.trim().trim_matches('.');
+        !name.is_empty() && (self.matches(name) || self.matches(&format!("x.{name}")))
     }
 }
 

@@ -58,6 +58,12 @@ impl SuffixIndex {
         self.len == 0
     }
 
+    /// Every filter, in no particular order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &str> {
+        let whole = self.whole.members.iter();
+        whole.chain(self.dotted.members.iter()).map(|m| &**m)
+    }
+
     /// The most specific filter that covers the normalised `name`, if any.
     pub(crate) fn find<'a>(&'a self, name: &str) -> Option<&'a str> {
         if let Some(hit) = self.whole.get(name) {

@@ -468,3 +468,138 @@ fn an_exclusion_that_covers_an_include_filter_is_named() {
         "regex mode ignores the lists"
     );
 }
+
+#[test]
+fn a_filter_reaches_a_delegated_domain_when_it_admits_some_name_of_it() {
+    // (cluster include, cluster exclude, delegated domain, reached)
+    let table: &[(&[&str], &[&str], &str, bool)] = &[
+        (&["example.com"], &[], "team-a.example.com", true),
+        (&["example.com"], &[], "team-a.example.org", false),
+        (&[".example.com"], &[], "example.com", true),
+        (&[".example.com"], &[], ".example.com", true),
+        (
+            &["example.com"],
+            &["team-a.example.com"],
+            "team-a.example.com",
+            false,
+        ),
+        (
+            &["example.com"],
+            &[".team-a.example.com"],
+            "team-a.example.com",
+            true,
+        ),
+        (
+            &["example.com"],
+            &["team-a.example.com"],
+            ".team-a.example.com",
+            false,
+        ),
+        (&[], &[], "anything.org", true),
+        (&[], &["org"], "anything.org", false),
+        // Only a name under the delegated domain is admitted, not the domain itself.
+        (&["api.team-a.example.com"], &[], "team-a.example.com", true),
+        (
+            &["api.team-a.example.com"],
+            &[],
+            "Team-A.Example.com.",
+            true,
+        ),
+        (
+            &[".team-a.example.com"],
+            &["x.team-a.example.com"],
+            "team-a.example.com",
+            true,
+        ),
+        (
+            &["api.team-a.example.com"],
+            &["api.team-a.example.com"],
+            "team-a.example.com",
+            false,
+        ),
+        (
+            &["api.team-a.example.com"],
+            &["example.com"],
+            "team-a.example.com",
+            false,
+        ),
+        (&["team-a.example.com"], &[], "a.team-a.example.com", true),
+        (&["team-a.example.com"], &[], "example.com", true),
+        (&["anteam-a.example.com"], &[], "team-a.example.com", false),
+        (&["example.com"], &[], "", false),
+        (&["example.com"], &[], " . ", false),
+    ];
+    for (include, exclude, domain, want) in table {
+        let spec = FilterSpec {
+            include: include.iter().map(|s| s.to_string()).collect(),
+            exclude: exclude.iter().map(|s| s.to_string()).collect(),
+            ..FilterSpec::default()
+        };
+        let filter = DomainFilter::new(&spec).expect("plain filters compile");
+        assert_eq!(
+            filter.reaching(&[domain]),
+            [*want],
+            "{domain:?} under {include:?} minus {exclude:?}"
+        );
+    }
+}
+
+#[test]
+fn reaching_answers_each_domain_of_a_list_in_its_place() {
+    let spec = FilterSpec {
+        include: vec!["api.team-a.example.com".into(), "example.net".into()],
+        exclude: vec!["internal.example.net".into()],
+        ..FilterSpec::default()
+    };
+    let filter = DomainFilter::new(&spec).expect("plain filters compile");
+    let domains = [
+        "team-a.example.com",
+        "internal.example.net",
+        "team-a.example.com",
+        "example.org",
+        "shop.example.net",
+    ];
+    assert_eq!(filter.reaching(&domains), [true, false, true, false, true]);
+}
+
+#[test]
+fn in_regex_mode_reaching_probes_the_domain_and_a_name_under_it() {
+    let spec = FilterSpec {
+        regex_include: r"^x\.example\.com$".into(),
+        ..FilterSpec::default()
+    };
+    let filter = DomainFilter::new(&spec).expect("compiles");
+    assert_eq!(
+        filter.reaching(&["example.com", "example.org", ".example.com", ""]),
+        [true, false, true, false]
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// `reaching` is exact: it says yes exactly when some name that both the delegated filter
+    /// and the cluster's filter admit is among the few names that decide it (see
+    /// `overlap`): the delegated filter and each include filter read as names, each alone and
+    /// with a label no filter names ("q7") in front, and each of those with a trailing dot
+    /// (normalisation takes one off, so "q7..." is how a name ending in ".." is written).
+    #[test]
+    fn reaching_agrees_with_a_search_for_a_shared_name(
+        include in prop::collection::vec(dotted(), 0..4),
+        exclude in prop::collection::vec(dotted(), 0..3),
+        delegated in dotted(),
+    ) {
+        let spec = FilterSpec { include, exclude, ..FilterSpec::default() };
+        let filter = DomainFilter::new(&spec).expect("plain filters always compile");
+        let own = FilterSpec { include: vec![delegated.clone()], ..FilterSpec::default() };
+        let filters = spec.include.iter().chain([&delegated]).filter_map(|f| prepare_filter(f));
+        let candidates = filters.flat_map(|f| {
+            let under = if f.starts_with('.') { format!("q7{f}") } else { format!("q7.{f}") };
+            [format!("{f}."), f, format!("{under}."), under]
+        });
+        let mut names = candidates;
+        let shared = prepare_filter(&delegated).is_some()
+            && names.any(|n| naive_matches(&own, &n) && naive_matches(&spec, &n));
+        prop_assert_eq!(filter.reaching(&[&delegated]), [shared]);
+    }
+}

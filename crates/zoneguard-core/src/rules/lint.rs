@@ -83,6 +83,7 @@ impl<'a> Lints<'a> {
     pub(super) fn settle(self, rules: &RuleSet) -> Vec<RulesError> {
         let mut kept = self.settled;
         let mut pending = self.pending;
+        drop_reached(&mut pending, &rules.cluster);
         pending.sort_by_key(|(_, p)| p.rank());
         let borne_out = pending.into_iter();
         kept.extend(borne_out.filter_map(|(source, p)| Some((source, p.settle(rules)?))));
@@ -94,14 +95,13 @@ impl<'a> Lints<'a> {
 enum Pending {
     /// Trust policies or IAM mode: kept if no source sets `irsa.issuer`.
     Issuer(CompileError),
-    /// A domain delegated to a namespace (`namespaces.<ns>.domainFilters[i]`): kept if the
-    /// cluster's filters admit no name under it. `domain` as written, `name` trimmed of spaces
-    /// and dots.
+    /// A domain delegated to a namespace (`namespaces.<ns>.domainFilters[i]`), as written:
+    /// kept if the cluster's filters admit no name it admits ([`drop_reached`] drops the others,
+    /// all at once, before the rest are settled).
     Delegation {
         path: KeyPath,
         namespace: String,
         domain: String,
-        name: String,
     },
     /// A namespace an `inject` rule names (`inject`), or a delegated one: kept if
     /// `exemptNamespaces` lists it.
@@ -134,8 +134,7 @@ impl Pending {
                 path,
                 namespace,
                 domain,
-                name,
-            } => (!admits_under(&rules.cluster, &name)).then(|| CompileError::new(path, format!("{domain:?} is outside what this cluster's filters admit (domainFilters, excludeDomains and the regexes at the top of the rules), so every name namespace {namespace} asks for under it is denied as hostname-outside-filters; add it to the cluster's domainFilters too, or delegate a domain the cluster's filters admit"))),
+            } => Some(CompileError::new(path, format!("{domain:?} is outside what this cluster's filters admit (domainFilters, excludeDomains and the regexes at the top of the rules), so every name namespace {namespace} asks for under it is denied as hostname-outside-filters; add it to the cluster's domainFilters too, or delegate a domain the cluster's filters admit"))),
             Self::Exempted {
                 path,
                 namespace,
@@ -160,6 +159,23 @@ impl Pending {
             }
         }
     }
+}
+
+impl Pending {
+    /// The domain of a delegation.
+    fn delegated(&self) -> Option<&str> {
+        match self {
+            Self::Delegation { domain, .. } => Some(domain),
+            _ => None,
+        }
+    }
+}
+
+/// Drops from `pending` the delegations that share a name with what `cluster` admits.
+fn drop_reached(pending: &mut Vec<(RuleSource<'_>, Pending)>, cluster: &DomainFilter) {
+    let domains: Vec<&str> = pending.iter().filter_map(|(_, p)| p.delegated()).collect();
+    let mut reached = cluster.reaching(&domains).into_iter();
+    pending.retain(|(_, p)| p.delegated().is_none() || !reached.next().unwrap_or(false));
 }
 
 /// A warning for each of `filters`, the `domainFilters` at `at`, that the exclusions of `scope`
@@ -281,24 +297,17 @@ fn delegations(doc: &RulesDoc, pending: &mut Vec<Pending>) {
             .key(ns)
             .key("domainFilters");
         for (i, domain) in filter.domain_filters.iter().enumerate() {
-            let name = domain.trim().trim_matches('.');
-            if name.is_empty() || filter_problem(domain, false).is_some() {
+            if domain.trim().trim_matches('.').is_empty() || filter_problem(domain, false).is_some()
+            {
                 continue;
             }
             pending.push(Pending::Delegation {
                 path: at.index(i),
                 namespace: ns.clone(),
                 domain: domain.clone(),
-                name: name.to_string(),
             });
         }
     }
-}
-
-/// Whether `cluster` admits `name` or a name under it (a filter `.example.com` admits only the
-/// names under example.com).
-fn admits_under(cluster: &DomainFilter, name: &str) -> bool {
-    cluster.matches(name) || cluster.matches(&format!("x.{name}"))
 }
 
 fn filters(at: &KeyPath, key: &str, list: &[String], out: &mut Vec<CompileError>) {
@@ -351,33 +360,6 @@ fn filter_problem(filter: &str, exclusion: bool) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::filter::FilterSpec;
-
-    #[test]
-    fn a_delegation_is_reachable_when_the_cluster_admits_it_or_a_name_under_it() {
-        let cluster = |include: &[&str], exclude: &[&str]| {
-            let spec = FilterSpec {
-                include: include.iter().map(|s| s.to_string()).collect(),
-                exclude: exclude.iter().map(|s| s.to_string()).collect(),
-                ..FilterSpec::default()
-            };
-            DomainFilter::new(&spec).expect("filter")
-        };
-        let table = [
-            (cluster(&["example.com"], &[]), "team-a.example.com", true),
-            (cluster(&["example.com"], &[]), "team-a.example.org", false),
-            (cluster(&[".example.com"], &[]), "example.com", true),
-            (
-                cluster(&["example.com"], &["team-a.example.com"]),
-                "team-a.example.com",
-                false,
-            ),
-            (cluster(&[], &[]), "anything.org", true),
-        ];
-        for (cluster, name, want) in table {
-            assert_eq!(admits_under(&cluster, name), want, "{name}");
-        }
-    }
 
     #[test]
     fn filters_that_never_apply_or_read_as_patterns_are_warned_about() {

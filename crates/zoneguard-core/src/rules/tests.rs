@@ -1639,6 +1639,53 @@ fn a_delegation_the_combined_cluster_filters_cannot_reach_is_warned_about_at_its
 }
 
 #[test]
+fn a_delegation_the_cluster_reaches_only_below_its_domain_is_not_warned_about() {
+    // (cluster rules, delegated domain, warned)
+    let table = [
+        (
+            "domainFilters: [api.team-a.example.com]\n",
+            "team-a.example.com",
+            false,
+        ),
+        (
+            "domainFilters: [.team-a.example.com]\nexcludeDomains: [x.team-a.example.com]\n",
+            "team-a.example.com",
+            false,
+        ),
+        (
+            "domainFilters: [api.team-a.example.com]\nexcludeDomains: [api.team-a.example.com]\n",
+            "team-a.example.com",
+            true,
+        ),
+        (
+            "domainFilters: [example.com]\n",
+            ".team-a.example.com",
+            false,
+        ),
+        (
+            "domainFilters: [example.com]\nexcludeDomains: [team-a.example.com]\n",
+            ".team-a.example.com",
+            true,
+        ),
+    ];
+    for (cluster, domain, warned) in table {
+        let team = format!("namespaces:\n  team-a:\n    domainFilters: [{domain:?}]\n");
+        let rules = named_sources(&[("team", &team), ("cluster", cluster)])
+            .unwrap_or_else(|e| panic!("{e:?}"));
+        let delegation = rules
+            .warnings
+            .iter()
+            .filter(|w| w.key == "namespaces.team-a.domainFilters[0]");
+        assert_eq!(
+            delegation.count(),
+            usize::from(warned),
+            "{cluster:?} {domain:?}: {:?}",
+            rules.warnings
+        );
+    }
+}
+
+#[test]
 fn an_inject_rule_or_a_delegation_in_an_exempt_namespace_is_warned_about_at_its_line() {
     let team = "namespaces:\n  legacy: {domainFilters: [legacy.example.com]}\n  team-a: {}\ninject:\n  - kinds: [Ingress]\n    namespaces: [team-a, legacy]\n    annotations: {a: b}\n";
     let sources = |exempt: &'static str| {
