@@ -130,12 +130,9 @@ pub fn check_with(
                 Some(_) => "",
                 None => "; write arn:aws:iam::<12-digit account>:role/<name>",
             };
-            out.violations.push(Violation::new(
-                annotation::field(ROLE_ARN),
-                arn_text,
-                Reason::RoleArnInvalid,
-                format!("is not an IAM role ARN: {e}{form}"),
-            ));
+            let fault = format!("is not an IAM role ARN: {e}{form}");
+            out.violations
+                .push(arn_fault(arn_text, Reason::RoleArnInvalid, fault));
             return out;
         }
     };
@@ -156,12 +153,8 @@ pub fn check_with(
     if !irsa.accounts.is_empty() && !irsa.accounts.contains(&subject.role.account) {
         let allowed: Vec<&str> = irsa.accounts.iter().map(String::as_str).collect();
         let fault = format!("is in account {}, which this cluster's ServiceAccounts may not use (allowed: {}); use a role in an allowed account", subject.role.account, allowed.join(", "));
-        out.violations.push(Violation::new(
-            annotation::field(ROLE_ARN),
-            arn_text,
-            Reason::RoleAccountNotAllowed,
-            fault,
-        ));
+        out.violations
+            .push(arn_fault(arn_text, Reason::RoleAccountNotAllowed, fault));
         return out;
     }
     let audience = match audience(rules, object) {
@@ -176,6 +169,11 @@ pub fn check_with(
     }
     chain::check(rules, facts, &subject, &mut out);
     out
+}
+
+/// A violation of the role ARN annotation `arn_text`, `fault` told after it.
+fn arn_fault(arn_text: &str, reason: Reason, fault: String) -> Violation {
+    Violation::new(annotation::field(ROLE_ARN), arn_text, reason, fault)
 }
 
 /// The audience of the pods' token: `eks.amazonaws.com/audience`, else `irsa.audience`. An

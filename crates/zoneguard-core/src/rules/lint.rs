@@ -126,6 +126,14 @@ impl Pending {
         }
     }
 
+    /// The domain of a delegation.
+    fn delegated(&self) -> Option<&str> {
+        match self {
+            Self::Delegation { domain, .. } => Some(domain),
+            _ => None,
+        }
+    }
+
     /// The warning, when `rules` bear it out.
     fn settle(self, rules: &RuleSet) -> Option<CompileError> {
         match self {
@@ -157,16 +165,6 @@ impl Pending {
                     CompileError::new(path, format!("external-dns reads only the Service types of sources.serviceTypeFilter ({read}), so what this rule injects into {name} Services is never read; add {name} to serviceTypeFilter, or remove it here"))
                 })
             }
-        }
-    }
-}
-
-impl Pending {
-    /// The domain of a delegation.
-    fn delegated(&self) -> Option<&str> {
-        match self {
-            Self::Delegation { domain, .. } => Some(domain),
-            _ => None,
         }
     }
 }

@@ -895,6 +895,14 @@ fn combined(a: &str, b: &str) -> Result<RuleSet, Vec<RulesError>> {
     named_sources(&[("a.yaml", a), ("b.yaml", b)])
 }
 
+/// Where each warning of `rules` stands: its source, line and key.
+fn warned_at(rules: &RuleSet) -> Vec<(&str, usize, &str)> {
+    let warnings = rules.warnings.iter();
+    warnings
+        .map(|w| (w.source_name.as_str(), w.line, w.key.as_str()))
+        .collect()
+}
+
 /// The rule set of the sources `(name, text)`, in order.
 fn named_sources(sources: &[(&str, &str)]) -> Result<RuleSet, Vec<RulesError>> {
     let sources: Vec<RuleSource> = (sources.iter())
@@ -1610,12 +1618,10 @@ fn a_delegation_the_combined_cluster_filters_cannot_reach_is_warned_about_at_its
         ("cluster", "domainFilters: [example.com]\n"),
     ])
     .unwrap_or_else(|e| panic!("{e:?}"));
-    let got: Vec<(&str, usize, &str)> = alone
-        .warnings
-        .iter()
-        .map(|w| (w.source_name.as_str(), w.line, w.key.as_str()))
-        .collect();
-    assert_eq!(got, [("team", 4, "namespaces.team-a.domainFilters[0]")]);
+    assert_eq!(
+        warned_at(&alone),
+        [("team", 4, "namespaces.team-a.domainFilters[0]")]
+    );
     assert!(
         alone.warnings[0].message.contains(
             "every name namespace team-a asks for under it is denied as hostname-outside-filters"
@@ -1624,15 +1630,9 @@ fn a_delegation_the_combined_cluster_filters_cannot_reach_is_warned_about_at_its
         alone.warnings
     );
     // Another source adding the domain to the cluster's filters settles it.
-    let both = RuleSet::from_sources(&[
-        RuleSource {
-            name: "team",
-            text: team,
-        },
-        RuleSource {
-            name: "cluster",
-            text: "domainFilters: [example.com, example.org]\n",
-        },
+    let both = named_sources(&[
+        ("team", team),
+        ("cluster", "domainFilters: [example.com, example.org]\n"),
     ])
     .unwrap_or_else(|e| panic!("{e:?}"));
     assert!(both.warnings.is_empty(), "{:?}", both.warnings);
@@ -1692,13 +1692,8 @@ fn an_inject_rule_or_a_delegation_in_an_exempt_namespace_is_warned_about_at_its_
         named_sources(&[("team", team), ("platform", exempt)]).unwrap_or_else(|e| panic!("{e:?}"))
     };
     let rules = sources("exemptNamespaces: [legacy]\n");
-    let got: Vec<(&str, usize, &str)> = rules
-        .warnings
-        .iter()
-        .map(|w| (w.source_name.as_str(), w.line, w.key.as_str()))
-        .collect();
     assert_eq!(
-        got,
+        warned_at(&rules),
         [
             ("team", 6, "inject[0].namespaces[1]"),
             ("team", 2, "namespaces.legacy"),
@@ -1833,19 +1828,10 @@ fn warnings_the_combined_rules_decide_come_kind_by_kind_each_in_the_order_of_the
         format!("namespaces: {{{ns}: {{domainFilters: [{ns}.example.org]}}}}\nirsa: {{trustPolicies: {{'arn:aws:iam::111122223333:role/{ns}': {{Statement: []}}}}}}\n")
     };
     let (a, b) = (doc("a"), doc("b"));
-    let rules = RuleSet::from_sources(&[
-        RuleSource {
-            name: "a",
-            text: &a,
-        },
-        RuleSource {
-            name: "b",
-            text: &b,
-        },
-        RuleSource {
-            name: "cluster",
-            text: "domainFilters: [example.com]\n",
-        },
+    let rules = named_sources(&[
+        ("a", &a),
+        ("b", &b),
+        ("cluster", "domainFilters: [example.com]\n"),
     ])
     .unwrap_or_else(|e| panic!("{e:?}"));
     let got: Vec<(&str, &str)> = rules
@@ -1872,13 +1858,8 @@ fn a_domain_filter_an_exclusion_beside_it_covers_whole_is_warned_about_at_its_li
     };
     // The cluster's own exclusions, from another source, cover one of its filters.
     let rules = cluster("domainFilters:\n  - example.com\n  - shop.example.net\n  - example.org\nexcludeDomains: [example.net]\n");
-    let got: Vec<(&str, usize, &str)> = rules
-        .warnings
-        .iter()
-        .map(|w| (w.source_name.as_str(), w.line, w.key.as_str()))
-        .collect();
     assert_eq!(
-        got,
+        warned_at(&rules),
         [
             ("team", 3, "namespaces.team-a.domainFilters[1]"),
             ("cluster", 3, "domainFilters[1]"),
