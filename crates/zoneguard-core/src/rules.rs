@@ -8,6 +8,7 @@ mod compile;
 pub mod document;
 mod further;
 mod iam;
+mod lenient;
 mod lint;
 pub(crate) mod locate;
 mod path;
@@ -408,7 +409,7 @@ fn parse_merged(
             ..at_document(e.problem)
         }]
     })?;
-    match Option::<RulesDoc>::deserialize(&merged) {
+    match Option::<RulesDoc>::deserialize(lenient::Lenient(&merged)) {
         Ok(doc) => Ok(doc.unwrap_or_default()),
         Err(e) => {
             let errors = further::errors(source, merged);

@@ -1,8 +1,9 @@
-//! The errors a rules document holds, past the first one serde stops at: the key at fault is
-//! taken out of the document and the rest is read again, as long as each error stands at a key
-//! that can be taken out without moving any other.
+//! The errors a rules document holds, past the first one serde stops at: the key at fault (for a
+//! list item, the key of its list) is taken out of the document and the rest is read again, as
+//! long as taking it out moves no other key and leaves no required one missing.
 
 use super::document::RulesDoc;
+use super::lenient::Lenient;
 use super::path::{KeyPath, Seg};
 use super::{locate, words, RuleSource, RulesError};
 use serde_path_to_error::Segment;
@@ -39,7 +40,7 @@ pub(super) fn errors(source: &RuleSource<'_>, mut document: Value) -> Vec<RulesE
         if !faults.is_empty() && fault.message.starts_with("missing field") {
             break;
         }
-        let taken = fault.whole && take_out(&mut document, &fault.path);
+        let taken = fault.whole && take_out(&mut document, &holder(&fault.path));
         faults.push(fault);
         if !taken {
             break;
@@ -72,7 +73,7 @@ struct Fault {
 
 /// The first fault in reading `document` as rules; none when it reads.
 fn next_fault(document: &Value) -> Option<Fault> {
-    let error = serde_path_to_error::deserialize::<_, Option<RulesDoc>>(document).err()?;
+    let error = serde_path_to_error::deserialize::<_, Option<RulesDoc>>(Lenient(document)).err()?;
     let (path, whole) = key_path(error.path());
     Some(Fault {
         path,
@@ -94,8 +95,16 @@ fn key_path(path: &serde_path_to_error::Path) -> (KeyPath, bool) {
     (KeyPath(segs), true)
 }
 
+/// The key to take out for a fault at `path`: the key itself, or for a list item the key of the
+/// list that holds it, since taking the item alone out would move the items after it (they
+/// would then be told at the wrong index). The list's other items go unread.
+fn holder(path: &KeyPath) -> KeyPath {
+    let key = path.0.iter().rposition(|seg| matches!(seg, Seg::Key(_)));
+    KeyPath(path.0[..key.map_or(0, |at| at + 1)].to_vec())
+}
+
 /// Takes the key at `path` out of its mapping, keeping the order of the others; false when
-/// `path` ends at a list item (taking it out would move the items after it) or leads nowhere.
+/// `path` does not end at a key or leads nowhere.
 fn take_out(document: &mut Value, path: &KeyPath) -> bool {
     let Some((Seg::Key(last), parents)) = path.0.split_last() else {
         return false;

@@ -1742,8 +1742,11 @@ fn an_inject_rule_limited_to_service_types_it_cannot_reach_or_external_dns_does_
     assert_eq!(rules.warnings.len(), 1, "{:?}", rules.warnings);
 }
 
+/// An error's line, key and the start of its message.
+type Placed<'a> = (usize, &'a str, &'a str);
+
 /// Each error's (line, key, start of its message).
-fn placed(errors: &[RulesError]) -> Vec<(usize, &str, &str)> {
+fn placed(errors: &[RulesError]) -> Vec<Placed<'_>> {
     errors
         .iter()
         .map(|e| {
@@ -1797,10 +1800,70 @@ fn the_errors_after_the_first_are_told_in_a_document_with_merge_keys_too() {
 }
 
 #[test]
+fn a_bad_list_item_takes_its_whole_list_out_and_the_keys_after_it_are_still_read() {
+    let table: [(&str, &[Placed]); 3] = [
+        (
+            "domainFilters: [{a: 1}, b.com]\nfoo: 1\n",
+            &[
+                (1, "domainFilters[0]", "must be a string, not a mapping"),
+                (2, "foo", "unknown key `foo`"),
+            ],
+        ),
+        (
+            // The list's later items go unread with it: 7 would not be told.
+            "irsa:\n  accounts: [{a: 1}, 7]\n  unknownRole: block\nenforcement: block\n",
+            &[
+                (2, "irsa.accounts[0]", "must be a string, not a mapping"),
+                (
+                    3,
+                    "irsa.unknownRole",
+                    "\"block\" is not a valid unknownRole",
+                ),
+                (4, "enforcement", "\"block\" is not a valid enforcement"),
+            ],
+        ),
+        (
+            // An item of a list inside a list item: the inner list goes, the outer stays.
+            "inject:\n  - kinds: [[Service]]\n    bogus: 1\n",
+            &[
+                (2, "inject[0].kinds[0]", "must be a string, not a list"),
+                (3, "inject[0].bogus", "unknown key `bogus`"),
+            ],
+        ),
+    ];
+    for (text, expected) in table {
+        assert_eq!(placed(&errors_of(text)), expected, "{text}");
+    }
+}
+
+#[test]
+fn a_scalar_where_a_string_is_wanted_is_no_error_after_the_first_nor_with_merge_keys() {
+    // Read from the text, `60` and `111122223333` are strings; the reading again for the
+    // errors after the first, and a document with merge keys, read the same.
+    let scalars = "irsa:\n  accounts: [111122223333]\ninject:\n  - kinds: [Service]\n    annotations: {external-dns.alpha.kubernetes.io/ttl: 60}\n";
+    assert_eq!(
+        placed(&errors_of(&format!(
+            "bogus: 1\n{scalars}enforcement: block\n"
+        ))),
+        [
+            (1, "bogus", "unknown key `bogus`"),
+            (7, "enforcement", "\"block\" is not a valid enforcement"),
+        ]
+    );
+    let plain = RuleSet::parse("r", scalars).unwrap_or_else(|e| panic!("{e:?}"));
+    let merged = scalars.replace("  - kinds: [Service]", "  - <<: {kinds: [Service]}");
+    let merged = RuleSet::parse("r", &merged).unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(merged.inject[0].annotations, plain.inject[0].annotations);
+    assert_eq!(merged.irsa.accounts, plain.irsa.accounts);
+    assert_eq!(
+        plain.irsa.accounts.first().map(String::as_str),
+        Some("111122223333")
+    );
+}
+
+#[test]
 fn the_reading_stops_where_taking_the_fault_out_would_move_or_invent_another() {
     let table = [
-        // A list item out: the items after it would be told at the wrong index.
-        "domainFilters: [{a: 1}, b.com]\nfoo: 1\n",
         // A required key out: "missing field" would blame the text for what was taken out.
         "irsa:\n  chains:\n    - serviceAccount: [a]\n      assumes: arn:aws:iam::111122223333:role/x\n",
         // A YAML syntax error: the text is no document to read again.
