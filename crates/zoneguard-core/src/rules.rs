@@ -282,6 +282,7 @@ impl RuleSet {
             return Err(errors);
         }
         lints.note_excluded(&parsed);
+        lints.note_ignored(&parsed);
         // One document is its own combination: it was compiled above, once.
         let mut rules = match (sources.len(), compiled) {
             (1, Some(rules)) => rules,

@@ -6,7 +6,7 @@ use super::document::{
 };
 use super::locate::line_of;
 use super::path::KeyPath;
-use super::{InjectOrigin, RulesError};
+use super::{InjectOrigin, RuleSource, RulesError};
 use crate::trust::TrustPolicy;
 use serde_json::Value as Json;
 use std::collections::{BTreeMap, HashMap};
@@ -24,6 +24,16 @@ pub struct Parsed<'a> {
     pub name: &'a str,
     pub text: &'a str,
     pub doc: RulesDoc,
+}
+
+impl<'a> Parsed<'a> {
+    /// The source it was read from.
+    pub fn source(&self) -> RuleSource<'a> {
+        RuleSource {
+            name: self.name,
+            text: self.text,
+        }
+    }
 }
 
 /// Folds documents into one, remembering which source set each setting.

@@ -7,7 +7,7 @@ use super::document::{IrsaSource, RulesDoc};
 use super::path::KeyPath;
 use super::{RuleSet, RuleSource, RulesError};
 use crate::filter::{DomainFilter, FilterSpec};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The warnings of the rule sources read so far, some of which wait for the combined rules.
 /// They are located in their sources' texts only once they are known to be kept.
@@ -33,30 +33,14 @@ impl<'a> Lints<'a> {
     /// of the same scope (the cluster, or one namespace's delegation) in every source, as the
     /// combined rules hold them.
     pub(super) fn note_excluded(&mut self, parsed: &[Parsed<'a>]) {
-        let cluster = exclusions(parsed.iter().map(|p| {
-            let d = &p.doc;
-            (
-                &d.exclude_domains,
-                [&d.regex_domain_filter, &d.regex_domain_exclusion],
-            )
-        }));
+        let cluster = exclusions(parsed.iter().map(|p| Scope::cluster(&p.doc)));
         let mut namespaces: BTreeMap<&str, Option<DomainFilter>> = BTreeMap::new();
         for ns in parsed.iter().flat_map(|p| p.doc.namespaces.keys()) {
             namespaces.entry(ns).or_insert_with(|| {
-                exclusions(parsed.iter().filter_map(|p| {
-                    let d = p.doc.namespaces.get(ns)?;
-                    Some((
-                        &d.exclude_domains,
-                        [&d.regex_domain_filter, &d.regex_domain_exclusion],
-                    ))
-                }))
+                exclusions(parsed.iter().filter_map(|p| Scope::namespace(&p.doc, ns)))
             });
         }
         for p in parsed {
-            let source = RuleSource {
-                name: p.name,
-                text: p.text,
-            };
             let root = KeyPath::root();
             let mut found = Vec::new();
             if let Some(scope) = &cluster {
@@ -74,7 +58,27 @@ impl<'a> Lints<'a> {
                     found.extend(covered(&at, scope, &d.domain_filters, &key));
                 }
             }
-            self.settled.extend(found.into_iter().map(|w| (source, w)));
+            self.settled
+                .extend(found.into_iter().map(|w| (p.source(), w)));
+        }
+    }
+
+    /// Notes the plain lists (`domainFilters`, `excludeDomains`) of `parsed` that a regex of
+    /// their scope makes ignored, whichever source sets the regex.
+    pub(super) fn note_ignored(&mut self, parsed: &[Parsed<'a>]) {
+        let cluster = parsed.iter().map(|p| (p.source(), Scope::cluster(&p.doc)));
+        self.settled
+            .extend(ignored(&KeyPath::root(), cluster.collect()));
+        let names: BTreeSet<&String> = parsed
+            .iter()
+            .flat_map(|p| p.doc.namespaces.keys())
+            .collect();
+        for ns in names {
+            let scopes = parsed
+                .iter()
+                .filter_map(|p| Some((p.source(), Scope::namespace(&p.doc, ns)?)));
+            let at = KeyPath::root().key("namespaces").key(ns);
+            self.settled.extend(ignored(&at, scopes.collect()));
         }
     }
 
@@ -184,20 +188,57 @@ fn covered(at: &KeyPath, scope: &DomainFilter, filters: &[String], key: &str) ->
     covering.map(|(i, filter, by)| CompileError::new(at.key("domainFilters").index(i), format!("{filter:?} admits no name: {key} holds {by:?}, which covers every name under it, and an exclusion wins over a domain filter, so every name asked for under it is denied; remove or narrow that exclusion, or remove this filter"))).collect()
 }
 
+/// One scope's filter settings as one document writes them: the cluster's, or one namespace's
+/// delegation.
+#[derive(Clone, Copy)]
+struct Scope<'d> {
+    domain_filters: &'d [String],
+    exclude_domains: &'d [String],
+    regex_domain_filter: &'d Option<String>,
+    regex_domain_exclusion: &'d Option<String>,
+}
+
+impl<'d> Scope<'d> {
+    fn cluster(doc: &'d RulesDoc) -> Self {
+        Self {
+            domain_filters: &doc.domain_filters,
+            exclude_domains: &doc.exclude_domains,
+            regex_domain_filter: &doc.regex_domain_filter,
+            regex_domain_exclusion: &doc.regex_domain_exclusion,
+        }
+    }
+
+    /// Namespace `ns`'s delegation in `doc`, if `doc` delegates to it.
+    fn namespace(doc: &'d RulesDoc, ns: &str) -> Option<Self> {
+        let d = doc.namespaces.get(ns)?;
+        Some(Self {
+            domain_filters: &d.domain_filters,
+            exclude_domains: &d.exclude_domains,
+            regex_domain_filter: &d.regex_domain_filter,
+            regex_domain_exclusion: &d.regex_domain_exclusion,
+        })
+    }
+
+    /// Whether it sets `regexDomainFilter`, and whether `regexDomainExclusion` (an empty
+    /// pattern is not set, as for external-dns).
+    fn regexes(self) -> [bool; 2] {
+        let set = |r: &Option<String>| r.as_deref().is_some_and(|r| !r.is_empty());
+        [
+            set(self.regex_domain_filter),
+            set(self.regex_domain_exclusion),
+        ]
+    }
+}
+
 /// The exclusions of one scope, from the exclusion lists and regexes of each source: `None`
 /// when there is none, or when a regex is set (the plain lists are then ignored).
-fn exclusions<'d>(
-    scopes: impl Iterator<Item = (&'d Vec<String>, [&'d Option<String>; 2])>,
-) -> Option<DomainFilter> {
+fn exclusions<'d>(scopes: impl Iterator<Item = Scope<'d>>) -> Option<DomainFilter> {
     let mut exclude = Vec::new();
-    for (list, regexes) in scopes {
-        if regexes
-            .iter()
-            .any(|r| r.as_deref().is_some_and(|r| !r.is_empty()))
-        {
+    for scope in scopes {
+        if scope.regexes().contains(&true) {
             return None;
         }
-        exclude.extend(list.iter().cloned());
+        exclude.extend(scope.exclude_domains.iter().cloned());
     }
     let spec = FilterSpec {
         exclude,
@@ -206,6 +247,52 @@ fn exclusions<'d>(
     (!spec.exclude.is_empty())
         .then(|| DomainFilter::new(&spec).ok())
         .flatten()
+}
+
+/// A warning at each plain list of one scope (at `at`, as each source writes it) that a regex of
+/// the scope, in any source, makes ignored: only the regexes decide where one is set.
+fn ignored<'a>(
+    at: &KeyPath,
+    scope: Vec<(RuleSource<'a>, Scope<'_>)>,
+) -> Vec<(RuleSource<'a>, CompileError)> {
+    let set_by = |i: usize| {
+        scope
+            .iter()
+            .find(|(_, s)| s.regexes()[i])
+            .map(|(source, _)| source.name)
+    };
+    let (include, exclusion) = (set_by(0), set_by(1));
+    let Some(by) = include.or(exclusion) else {
+        return Vec::new();
+    };
+    let prefix = match at.0.is_empty() {
+        true => String::new(),
+        false => format!("{at}."),
+    };
+    let mut out = Vec::new();
+    for (source, s) in &scope {
+        let place = if by == source.name {
+            String::new()
+        } else {
+            format!(" (in {by})")
+        };
+        let why = match include {
+            Some(_) => format!("{prefix}regexDomainFilter is set{place}, and where a regex is set the regexes alone decide, as external-dns ignores --domain-filter and --exclude-domains beside --regex-domain-filter; write these domains into {prefix}regexDomainFilter, or remove the regexes"),
+            None => format!("{prefix}regexDomainExclusion is set{place}, and where a regex is set the regexes alone decide, as external-dns ignores --domain-filter and --exclude-domains beside --regex-domain-exclusion; with no {prefix}regexDomainFilter every name that regex does not match is admitted: write these domains into {prefix}regexDomainFilter too, or use {prefix}excludeDomains in place of {prefix}regexDomainExclusion"),
+        };
+        for (key, list) in [
+            ("domainFilters", s.domain_filters),
+            ("excludeDomains", s.exclude_domains),
+        ] {
+            if !list.is_empty() {
+                out.push((
+                    *source,
+                    CompileError::new(at.key(key), format!("ignored: {why}")),
+                ));
+            }
+        }
+    }
+    out
 }
 
 /// Each namespace `doc` names in an `inject` rule's `namespaces` or as a delegation.

@@ -1930,17 +1930,114 @@ fn a_domain_filter_an_exclusion_beside_it_covers_whole_is_warned_about_at_its_li
     );
     assert!(rules.warnings[1].message.starts_with("\"shop.example.net\" admits no name: excludeDomains holds \"example.net\", which covers every name under it"), "{:?}", rules.warnings);
     assert!(rules.warnings[0].message.starts_with("\"team-a.example.org\" admits no name: namespaces.team-a.excludeDomains holds \"example.org\""), "{:?}", rules.warnings);
-    // An exclusion under a filter, or a regex filter (the plain lists are then ignored), leaves
-    // nothing to say about the cluster's filters.
+    // An exclusion under a filter, or a regex filter (the plain lists are then ignored, which
+    // is a warning of its own), leaves nothing to say about what covers the cluster's filters.
     for text in [
         "domainFilters: [example.com, example.org]\nexcludeDomains: [internal.example.com]\n",
         "domainFilters: [example.com, example.org, example.net]\nexcludeDomains: [example.net]\nregexDomainFilter: 'example'\n",
     ] {
         let rules = cluster(text);
         let keys: Vec<&str> = (rules.warnings.iter())
+            .filter(|w| !w.message.starts_with("ignored: "))
             .map(|w| w.key.as_str())
             .filter(|k| !k.starts_with("namespaces"))
             .collect();
         assert!(keys.is_empty(), "{text}: {keys:?}");
     }
+}
+
+/// A warning that a plain list is ignored: its source, line and key, and the regex it blames.
+type Ignored<'a> = (&'a str, usize, &'a str, &'a str);
+
+/// Rule sources `(name, text)`, and the warnings of ignored lists their rule set gives.
+type IgnoredCase<'a> = (&'a [(&'a str, &'a str)], &'a [Ignored<'a>]);
+
+/// Where the rule set of `sources` warns that a plain list is ignored, and the regex it blames.
+fn ignored_at(sources: &[(&str, &str)]) -> Vec<(String, usize, String, String)> {
+    let rules = named_sources(sources).unwrap_or_else(|e| panic!("{e:?}"));
+    let warnings = rules.warnings.iter();
+    let ignored = warnings.filter_map(|w| {
+        let blamed = w.message.strip_prefix("ignored: ")?.split(' ').next()?;
+        Some((
+            w.source_name.clone(),
+            w.line,
+            w.key.clone(),
+            blamed.to_string(),
+        ))
+    });
+    ignored.collect()
+}
+
+#[test]
+fn plain_lists_beside_a_regex_of_their_scope_are_warned_ignored_wherever_the_regex_is_set() {
+    let owned = |list: &[Ignored]| -> Vec<(String, usize, String, String)> {
+        let row = |&(s, l, k, b): &Ignored| (s.into(), l, k.into(), b.into());
+        list.iter().map(row).collect()
+    };
+    let table: [IgnoredCase; 6] = [
+        (
+            &[("a", "domainFilters: [example.com]\nexcludeDomains: [x.example.com]\nregexDomainFilter: 'example\\.org$'\n")],
+            &[
+                ("a", 1, "domainFilters", "regexDomainFilter"),
+                ("a", 2, "excludeDomains", "regexDomainFilter"),
+            ],
+        ),
+        (
+            // An exclusion regex alone ignores them too, and admits every name it misses.
+            &[("a", "domainFilters: [example.com]\nregexDomainExclusion: '^internal'\n")],
+            &[("a", 1, "domainFilters", "regexDomainExclusion")],
+        ),
+        (
+            // The regex in another source, and both regexes: the include regex is blamed.
+            &[
+                ("a", "domainFilters: [example.com]\n"),
+                ("b", "regexDomainExclusion: '^x'\nregexDomainFilter: 'example\\.org$'\n"),
+            ],
+            &[("a", 1, "domainFilters", "regexDomainFilter")],
+        ),
+        (
+            // A delegation's own regex, in another source; the cluster's lists are not its.
+            &[
+                ("a", "domainFilters: [example.com]\nnamespaces:\n  team-a: {domainFilters: [team-a.example.com]}\n"),
+                ("b", "namespaces:\n  team-a: {regexDomainExclusion: '^x'}\n"),
+            ],
+            &[("a", 3, "namespaces.team-a.domainFilters", "namespaces.team-a.regexDomainExclusion")],
+        ),
+        (
+            // An empty pattern is no regex, as for external-dns.
+            &[("a", "domainFilters: [example.com]\nregexDomainFilter: ''\nregexDomainExclusion: ''\n")],
+            &[],
+        ),
+        (
+            // The cluster's regex does not make a delegation's lists ignored.
+            &[("a", "regexDomainFilter: 'example\\.com$'\nnamespaces:\n  team-a: {domainFilters: [team-a.example.com]}\n")],
+            &[],
+        ),
+    ];
+    for (sources, expected) in table {
+        assert_eq!(ignored_at(sources), owned(expected), "{sources:?}");
+    }
+}
+
+#[test]
+fn the_warning_for_an_exclusion_regex_alone_says_what_it_admits_and_names_the_other_source() {
+    let rules = named_sources(&[
+        ("a", "domainFilters: [example.com]\n"),
+        ("b", "regexDomainExclusion: '^x'\n"),
+    ])
+    .unwrap_or_else(|e| panic!("{e:?}"));
+    let message = &rules.warnings[0].message;
+    assert!(
+        message.starts_with("ignored: regexDomainExclusion is set (in b), "),
+        "{message}"
+    );
+    assert!(
+        message
+            .contains("with no regexDomainFilter every name that regex does not match is admitted"),
+        "{message}"
+    );
+    assert!(
+        message.ends_with("or use excludeDomains in place of regexDomainExclusion"),
+        "{message}"
+    );
 }
