@@ -265,9 +265,10 @@ fn ignored<'a>(
     let Some(by) = include.or(exclusion) else {
         return Vec::new();
     };
-    let prefix = match at.0.is_empty() {
-        true => String::new(),
-        false => format!("{at}."),
+    let prefix = if at.0.is_empty() {
+        String::new()
+    } else {
+        format!("{at}.")
     };
     let mut out = Vec::new();
     for (source, s) in &scope {
@@ -276,23 +277,44 @@ fn ignored<'a>(
         } else {
             format!(" (in {by})")
         };
-        let why = match include {
-            Some(_) => format!("{prefix}regexDomainFilter is set{place}, and where a regex is set the regexes alone decide, as external-dns ignores --domain-filter and --exclude-domains beside --regex-domain-filter; write these domains into {prefix}regexDomainFilter, or remove the regexes"),
-            None => format!("{prefix}regexDomainExclusion is set{place}, and where a regex is set the regexes alone decide, as external-dns ignores --domain-filter and --exclude-domains beside --regex-domain-exclusion; with no {prefix}regexDomainFilter every name that regex does not match is admitted: write these domains into {prefix}regexDomainFilter too, or use {prefix}excludeDomains in place of {prefix}regexDomainExclusion"),
-        };
-        for (key, list) in [
-            ("domainFilters", s.domain_filters),
-            ("excludeDomains", s.exclude_domains),
+        for (key, list, into) in [
+            ("domainFilters", s.domain_filters, "regexDomainFilter"),
+            ("excludeDomains", s.exclude_domains, "regexDomainExclusion"),
         ] {
             if !list.is_empty() {
-                out.push((
-                    *source,
-                    CompileError::new(at.key(key), format!("ignored: {why}")),
-                ));
+                let why = ignored_why(&prefix, include.is_some(), &place, into);
+                out.push((*source, CompileError::new(at.key(key), why)));
             }
         }
     }
     out
+}
+
+/// The warning that a plain list under `prefix` is ignored: for the include regex, or with
+/// `include` false for the exclusion regex alone, set in the source `place` names, if another;
+/// `into` is the regex the list's domains would go into.
+fn ignored_why(prefix: &str, include: bool, place: &str, into: &str) -> String {
+    let (regex, flag, admitted, fix) = if include {
+        let fix = format!("write these domains into {prefix}{into}, or remove the regexes");
+        (
+            "regexDomainFilter",
+            "--regex-domain-filter",
+            String::new(),
+            fix,
+        )
+    } else {
+        let admitted = format!(
+            "; with no {prefix}regexDomainFilter every name that regex does not match is admitted"
+        );
+        let fix = format!("write these domains into {prefix}{into} too, or use {prefix}excludeDomains in place of {prefix}regexDomainExclusion");
+        (
+            "regexDomainExclusion",
+            "--regex-domain-exclusion",
+            admitted,
+            fix,
+        )
+    };
+    format!("ignored: {prefix}{regex} is set{place}, and where a regex is set the regexes alone decide, as external-dns ignores --domain-filter and --exclude-domains beside {flag}{admitted}: {fix}")
 }
 
 /// Each namespace `doc` names in an `inject` rule's `namespaces` or as a delegation.

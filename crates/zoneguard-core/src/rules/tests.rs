@@ -2040,4 +2040,19 @@ fn the_warning_for_an_exclusion_regex_alone_says_what_it_admits_and_names_the_ot
         message.ends_with("or use excludeDomains in place of regexDomainExclusion"),
         "{message}"
     );
+    // Excluded domains would go into the exclusion regex.
+    let rules = RuleSet::parse(
+        "a",
+        "excludeDomains: [x.example.com]\nregexDomainFilter: 'a'\n",
+    )
+    .unwrap_or_else(|e| panic!("{e:?}"));
+    let message = &rules.warnings[0].message;
+    assert!(
+        message.starts_with("ignored: regexDomainFilter is set, "),
+        "{message}"
+    );
+    assert!(
+        message.ends_with(": write these domains into regexDomainExclusion, or remove the regexes"),
+        "{message}"
+    );
 }
