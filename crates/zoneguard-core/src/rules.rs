@@ -281,8 +281,7 @@ impl RuleSet {
         if !errors.is_empty() {
             return Err(errors);
         }
-        lints.note_excluded(&parsed);
-        lints.note_ignored(&parsed);
+        lints.note_scopes(&parsed);
         // One document is its own combination: it was compiled above, once.
         let mut rules = match (sources.len(), compiled) {
             (1, Some(rules)) => rules,

@@ -29,57 +29,32 @@ impl<'a> Lints<'a> {
             .extend(pending.into_iter().map(|p| (source, p)));
     }
 
-    /// Notes the domain filters of `parsed` that the exclusions beside them cover whole: those
-    /// of the same scope (the cluster, or one namespace's delegation) in every source, as the
-    /// combined rules hold them.
-    pub(super) fn note_excluded(&mut self, parsed: &[Parsed<'a>]) {
-        let cluster = exclusions(parsed.iter().map(|p| Scope::cluster(&p.doc)));
-        let mut namespaces: BTreeMap<&str, Option<DomainFilter>> = BTreeMap::new();
-        for ns in parsed.iter().flat_map(|p| p.doc.namespaces.keys()) {
-            namespaces.entry(ns).or_insert_with(|| {
-                exclusions(parsed.iter().filter_map(|p| Scope::namespace(&p.doc, ns)))
-            });
+    /// Notes the warnings that each scope (the cluster, or one namespace's delegation) needs
+    /// every source's settings of to decide: domain filters the exclusions beside them cover
+    /// whole (each source's in turn), then plain lists a regex of their scope makes ignored.
+    pub(super) fn note_scopes(&mut self, parsed: &[Parsed<'a>]) {
+        let mut excluding: BTreeMap<Option<&str>, (ScopeGroup, DomainFilter)> = BTreeMap::new();
+        let mut ignored_lists = Vec::new();
+        for group in scopes(parsed) {
+            ignored_lists.extend(ignored(&group));
+            if let Some(index) = exclusions(group.sources.iter().map(|(_, s)| *s)) {
+                excluding.insert(group.namespace, (group, index));
+            }
         }
         for p in parsed {
-            let root = KeyPath::root();
-            let mut found = Vec::new();
-            if let Some(scope) = &cluster {
-                found.extend(covered(
-                    &root,
-                    scope,
-                    &p.doc.domain_filters,
-                    "excludeDomains",
-                ));
-            }
-            for (ns, d) in &p.doc.namespaces {
-                if let Some(scope) = namespaces.get(ns.as_str()).and_then(Option::as_ref) {
-                    let at = root.key("namespaces").key(ns);
-                    let key = format!("namespaces.{ns}.excludeDomains");
-                    found.extend(covered(&at, scope, &d.domain_filters, &key));
+            let namespaces = p.doc.namespaces.iter();
+            let lists = std::iter::once((None, &p.doc.domain_filters))
+                .chain(namespaces.map(|(ns, d)| (Some(ns.as_str()), &d.domain_filters)));
+            for (ns, filters) in lists {
+                if let Some((group, index)) = excluding.get(&ns) {
+                    let key = format!("{}excludeDomains", group.prefix);
+                    let found = covered(&group.at, index, filters, &key);
+                    self.settled
+                        .extend(found.into_iter().map(|w| (p.source(), w)));
                 }
             }
-            self.settled
-                .extend(found.into_iter().map(|w| (p.source(), w)));
         }
-    }
-
-    /// Notes the plain lists (`domainFilters`, `excludeDomains`) of `parsed` that a regex of
-    /// their scope makes ignored, whichever source sets the regex.
-    pub(super) fn note_ignored(&mut self, parsed: &[Parsed<'a>]) {
-        let cluster = parsed.iter().map(|p| (p.source(), Scope::cluster(&p.doc)));
-        self.settled
-            .extend(ignored(&KeyPath::root(), cluster.collect()));
-        let names: BTreeSet<&String> = parsed
-            .iter()
-            .flat_map(|p| p.doc.namespaces.keys())
-            .collect();
-        for ns in names {
-            let scopes = parsed
-                .iter()
-                .filter_map(|p| Some((p.source(), Scope::namespace(&p.doc, ns)?)));
-            let at = KeyPath::root().key("namespaces").key(ns);
-            self.settled.extend(ignored(&at, scopes.collect()));
-        }
+        self.settled.extend(ignored_lists);
     }
 
     /// Every warning, once `rules` combine all the sources.
@@ -230,6 +205,42 @@ impl<'d> Scope<'d> {
     }
 }
 
+/// One scope as every source writes it.
+struct ScopeGroup<'a, 'p> {
+    /// The delegated namespace; `None` for the cluster.
+    namespace: Option<&'p str>,
+    /// Where its settings stand in a document.
+    at: KeyPath,
+    /// How messages name its keys: empty for the cluster, `namespaces.<ns>.` for a delegation.
+    prefix: String,
+    /// Each source that writes it, with its settings there.
+    sources: Vec<(RuleSource<'a>, Scope<'p>)>,
+}
+
+/// Each scope `parsed` writes: the cluster's, then each delegated namespace's, by name.
+fn scopes<'a, 'p>(parsed: &'p [Parsed<'a>]) -> Vec<ScopeGroup<'a, 'p>> {
+    let cluster = ScopeGroup {
+        namespace: None,
+        at: KeyPath::root(),
+        prefix: String::new(),
+        sources: (parsed.iter())
+            .map(|p| (p.source(), Scope::cluster(&p.doc)))
+            .collect(),
+    };
+    let names: BTreeSet<&str> = (parsed.iter())
+        .flat_map(|p| p.doc.namespaces.keys().map(String::as_str))
+        .collect();
+    let delegations = names.into_iter().map(|ns| ScopeGroup {
+        namespace: Some(ns),
+        at: KeyPath::root().key("namespaces").key(ns),
+        prefix: format!("namespaces.{ns}."),
+        sources: (parsed.iter())
+            .filter_map(|p| Some((p.source(), Scope::namespace(&p.doc, ns)?)))
+            .collect(),
+    });
+    std::iter::once(cluster).chain(delegations).collect()
+}
+
 /// The exclusions of one scope, from the exclusion lists and regexes of each source: `None`
 /// when there is none, or when a regex is set (the plain lists are then ignored).
 fn exclusions<'d>(scopes: impl Iterator<Item = Scope<'d>>) -> Option<DomainFilter> {
@@ -249,15 +260,11 @@ fn exclusions<'d>(scopes: impl Iterator<Item = Scope<'d>>) -> Option<DomainFilte
         .flatten()
 }
 
-/// A warning at each plain list of one scope (at `at`, as each source writes it) that a regex of
-/// the scope, in any source, makes ignored: only the regexes decide where one is set.
-fn ignored<'a>(
-    at: &KeyPath,
-    scope: Vec<(RuleSource<'a>, Scope<'_>)>,
-) -> Vec<(RuleSource<'a>, CompileError)> {
+/// A warning at each plain list of `group`, as each source writes it, that a regex of the
+/// scope, in any source, makes ignored: only the regexes decide where one is set.
+fn ignored<'a>(group: &ScopeGroup<'a, '_>) -> Vec<(RuleSource<'a>, CompileError)> {
     let set_by = |i: usize| {
-        scope
-            .iter()
+        (group.sources.iter())
             .find(|(_, s)| s.regexes()[i])
             .map(|(source, _)| source.name)
     };
@@ -265,13 +272,8 @@ fn ignored<'a>(
     let Some(by) = include.or(exclusion) else {
         return Vec::new();
     };
-    let prefix = if at.0.is_empty() {
-        String::new()
-    } else {
-        format!("{at}.")
-    };
     let mut out = Vec::new();
-    for (source, s) in &scope {
+    for (source, s) in &group.sources {
         let place = if by == source.name {
             String::new()
         } else {
@@ -282,8 +284,8 @@ fn ignored<'a>(
             ("excludeDomains", s.exclude_domains, "regexDomainExclusion"),
         ] {
             if !list.is_empty() {
-                let why = ignored_why(&prefix, include.is_some(), &place, into);
-                out.push((*source, CompileError::new(at.key(key), why)));
+                let why = ignored_why(&group.prefix, include.is_some(), &place, into);
+                out.push((*source, CompileError::new(group.at.key(key), why)));
             }
         }
     }

@@ -2021,12 +2021,14 @@ fn plain_lists_beside_a_regex_of_their_scope_are_warned_ignored_wherever_the_reg
 
 #[test]
 fn the_warning_for_an_exclusion_regex_alone_says_what_it_admits_and_names_the_other_source() {
-    let rules = named_sources(&[
+    let first_warning = |sources: &[(&str, &str)]| {
+        let rules = named_sources(sources).unwrap_or_else(|e| panic!("{e:?}"));
+        rules.warnings[0].message.clone()
+    };
+    let message = first_warning(&[
         ("a", "domainFilters: [example.com]\n"),
         ("b", "regexDomainExclusion: '^x'\n"),
-    ])
-    .unwrap_or_else(|e| panic!("{e:?}"));
-    let message = &rules.warnings[0].message;
+    ]);
     assert!(
         message.starts_with("ignored: regexDomainExclusion is set (in b), "),
         "{message}"
@@ -2041,12 +2043,10 @@ fn the_warning_for_an_exclusion_regex_alone_says_what_it_admits_and_names_the_ot
         "{message}"
     );
     // Excluded domains would go into the exclusion regex.
-    let rules = RuleSet::parse(
+    let message = first_warning(&[(
         "a",
         "excludeDomains: [x.example.com]\nregexDomainFilter: 'a'\n",
-    )
-    .unwrap_or_else(|e| panic!("{e:?}"));
-    let message = &rules.warnings[0].message;
+    )]);
     assert!(
         message.starts_with("ignored: regexDomainFilter is set, "),
         "{message}"
