@@ -32,12 +32,17 @@ impl<'a> Lints<'a> {
     /// Notes the warnings that each scope (the cluster, or one namespace's delegation) needs
     /// every source's settings of to decide: domain filters the exclusions beside them cover
     /// whole (each source's in turn), then plain lists a regex of their scope makes ignored.
+    /// A delegated domain such a regex makes ignored is not warned about as out of the
+    /// cluster's reach: it is never used.
     pub(super) fn note_scopes(&mut self, parsed: &[Parsed<'a>]) {
         let mut excluding: BTreeMap<Option<&str>, (ScopeGroup, DomainFilter)> = BTreeMap::new();
         let mut ignored_lists = Vec::new();
         for group in scopes(parsed) {
             ignored_lists.extend(ignored(&group));
-            if let Some(index) = exclusions(group.sources.iter().map(|(_, s)| *s)) {
+            if let Some(ns) = group.namespace.filter(|_| group.sets_regex()) {
+                self.pending.retain(|(_, p)| !p.delegates_in(ns));
+            }
+            if let Some(index) = exclusions(&group) {
                 excluding.insert(group.namespace, (group, index));
             }
         }
@@ -103,6 +108,11 @@ impl Pending {
             Self::Exempted { .. } => 2,
             Self::ServiceType { .. } => 3,
         }
+    }
+
+    /// Whether it is a domain delegated to namespace `ns`.
+    fn delegates_in(&self, ns: &str) -> bool {
+        matches!(self, Self::Delegation { namespace, .. } if namespace == ns)
     }
 
     /// The domain of a delegation.
@@ -217,6 +227,13 @@ struct ScopeGroup<'a, 'p> {
     sources: Vec<(RuleSource<'a>, Scope<'p>)>,
 }
 
+impl ScopeGroup<'_, '_> {
+    /// Whether any source sets a regex of it, which makes its plain lists ignored.
+    fn sets_regex(&self) -> bool {
+        (self.sources.iter()).any(|(_, s)| s.regexes().contains(&true))
+    }
+}
+
 /// Each scope `parsed` writes: the cluster's, then each delegated namespace's, by name.
 fn scopes<'a, 'p>(parsed: &'p [Parsed<'a>]) -> Vec<ScopeGroup<'a, 'p>> {
     let cluster = ScopeGroup {
@@ -241,18 +258,15 @@ fn scopes<'a, 'p>(parsed: &'p [Parsed<'a>]) -> Vec<ScopeGroup<'a, 'p>> {
     std::iter::once(cluster).chain(delegations).collect()
 }
 
-/// The exclusions of one scope, from the exclusion lists and regexes of each source: `None`
-/// when there is none, or when a regex is set (the plain lists are then ignored).
-fn exclusions<'d>(scopes: impl Iterator<Item = Scope<'d>>) -> Option<DomainFilter> {
-    let mut exclude = Vec::new();
-    for scope in scopes {
-        if scope.regexes().contains(&true) {
-            return None;
-        }
-        exclude.extend(scope.exclude_domains.iter().cloned());
+/// The exclusions of `group`, from the exclusion lists of each source: `None` when there is
+/// none, or when a regex is set (the plain lists are then ignored).
+fn exclusions(group: &ScopeGroup) -> Option<DomainFilter> {
+    if group.sets_regex() {
+        return None;
     }
+    let lists = group.sources.iter().map(|(_, s)| s.exclude_domains);
     let spec = FilterSpec {
-        exclude,
+        exclude: lists.flatten().cloned().collect(),
         ..FilterSpec::default()
     };
     (!spec.exclude.is_empty())

@@ -78,6 +78,45 @@ fn a_delegation_the_combined_cluster_filters_cannot_reach_is_warned_about_at_its
 }
 
 #[test]
+fn a_delegated_domain_a_regex_of_its_namespace_makes_ignored_is_not_warned_out_of_reach() {
+    let team_b = "  team-b:\n    domainFilters: [team-b.example.org]\n";
+    let team = format!("namespaces:\n  team-a:\n    domainFilters: [team-a.example.org]\n{team_b}");
+    let own = format!("namespaces:\n  team-a:\n    domainFilters: [team-a.example.org]\n    regexDomainFilter: 'example[.]com$'\n{team_b}");
+    let include = "namespaces:\n  team-a: {regexDomainFilter: 'example[.]com$'}\n";
+    let exclusion = "namespaces:\n  team-a: {regexDomainExclusion: '^x'}\n";
+    let cluster = ("cluster", "domainFilters: [example.com]\n");
+    // team-a's regex, in its own source or in another, leaves its plain list unused: the only
+    // warning there says so. team-b's list is used, and out of the cluster's reach.
+    let cases = [
+        (vec![("team", own.as_str()), cluster], 6),
+        (
+            vec![("team", team.as_str()), cluster, ("regex", include)],
+            5,
+        ),
+        (
+            vec![("team", team.as_str()), cluster, ("regex", exclusion)],
+            5,
+        ),
+    ];
+    for (sources, team_b_line) in cases {
+        let rules = named_sources(&sources).unwrap_or_else(|e| panic!("{e:?}"));
+        assert_eq!(
+            warned_at(&rules),
+            [
+                ("team", 3, "namespaces.team-a.domainFilters"),
+                ("team", team_b_line, "namespaces.team-b.domainFilters[0]"),
+            ],
+            "{sources:?}: {:?}",
+            rules.warnings
+        );
+        assert!(rules.warnings[0].message.starts_with("ignored: "));
+        assert!(rules.warnings[1]
+            .message
+            .contains("namespace team-b asks for"));
+    }
+}
+
+#[test]
 fn a_delegation_the_cluster_reaches_only_below_its_domain_is_not_warned_about() {
     // (cluster rules, delegated domain, warned)
     let table = [
