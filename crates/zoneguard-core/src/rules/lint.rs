@@ -464,16 +464,24 @@ fn filter_problem(filter: &str, exclusion: bool) -> Option<String> {
         };
         return Some(format!("{filter:?} is a domain, not a pattern: external-dns compares name suffixes, so it {what} the wildcard name {name} and the names under it alone, not a.{rest}; to {verb} every name under {rest} write {rest}"));
     }
-    let why = if name.contains(char::is_whitespace) {
-        "it contains a space"
+    let (why, fix) = if name.contains(char::is_whitespace) {
+        ("it contains a space".to_string(), fix)
     } else if name.contains("://") {
-        "it is a URL"
+        ("it is a URL".to_string(), fix)
     } else if name.contains([':', '/', '@']) {
-        "it contains ':', '/' or '@'"
+        ("it contains ':', '/' or '@'".to_string(), fix)
     } else if name.contains("..") {
-        "it has two dots in a row"
+        ("it has two dots in a row".to_string(), fix)
+    } else if name.contains(',') {
+        let each = "each list item is one domain, never split at commas: write each domain as an item of its own";
+        ("it contains ','".to_string(), each)
     } else {
-        return None;
+        // Past a leading dot (external-dns's "names under it alone"), what is left must be a
+        // name: a name ending in it is made of its labels. An empty filter is dropped, as
+        // external-dns drops it.
+        let suffix = name.strip_prefix('.').unwrap_or(name);
+        let why = (!suffix.is_empty()).then(|| crate::hostname::syntax_problem(suffix));
+        (why.flatten()?, "correct it, or remove it")
     };
     Some(format!(
         "{filter:?} {matches} no valid DNS name ({why}), so external-dns accepts it but it never applies; {fix}"
@@ -513,8 +521,29 @@ mod tests {
                 true,
                 Some("to exclude every name under internal.example.com"),
             ),
+            (
+                "example.com,example.org",
+                false,
+                Some("(it contains ','), so external-dns accepts it but it never applies; each list item is one domain"),
+            ),
+            (
+                "internal_svc.example.com",
+                true,
+                Some("excludes no valid DNS name (its label \"internal_svc\" contains '_'"),
+            ),
+            (
+                &format!("{}.example.com", "a".repeat(64)),
+                false,
+                Some("is 64 octets long; a label has at most 63), so external-dns accepts it but it never applies; correct it, or remove it"),
+            ),
+            ("-team.example.com", false, Some("starts or ends with '-'")),
             ("example.com", false, None),
+            ("", false, None),
+            (" . ", false, None),
             (" .example.com. ", false, None),
+            ("EXAMPLE.com", false, None),
+            ("bücher.example", false, None),
+            ("xn--bcher-kva.example", false, None),
             ("internal.example.com", true, None),
         ];
         for (filter, exclusion, want) in table {
