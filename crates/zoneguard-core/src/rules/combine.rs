@@ -38,8 +38,8 @@ impl<'a> Parsed<'a> {
 
 /// Folds documents into one, remembering which source set each setting.
 struct Combiner<'a> {
-    /// The source (name, text) that set each setting first, by key path.
-    owners: HashMap<String, (&'a str, &'a str)>,
+    /// The source that set each setting first, by key path.
+    owners: HashMap<String, RuleSource<'a>>,
     /// Where each rule of the combined `inject` list was written.
     inject_origins: Vec<InjectOrigin>,
     errors: Vec<RulesError>,
@@ -67,8 +67,8 @@ pub fn combine(docs: Vec<Parsed<'_>>) -> Result<(RulesDoc, Vec<InjectOrigin>), V
 
 impl<'a> Combiner<'a> {
     fn fold(&mut self, out: &mut RulesDoc, p: Parsed<'a>) {
+        let src = p.source();
         let d = p.doc;
-        let src = (p.name, p.text);
         scalars!(self, src, out, d, "", {
             "annotationPrefix" => annotation_prefix,
             "regexDomainFilter" => regex_domain_filter,
@@ -93,7 +93,7 @@ impl<'a> Combiner<'a> {
         self.irsa(src, &mut out.irsa, d.irsa);
     }
 
-    fn sources(&mut self, src: (&'a str, &'a str), o: &mut SourcesDoc, s: SourcesDoc) {
+    fn sources(&mut self, src: RuleSource<'a>, o: &mut SourcesDoc, s: SourcesDoc) {
         scalars!(self, src, o, s, "sources.", {
             "ignoreHostnameAnnotation" => ignore_hostname_annotation,
             "ignoreIngressTLSSpec" => ignore_ingress_tls_spec,
@@ -113,7 +113,7 @@ impl<'a> Combiner<'a> {
         union(&mut o.service_type_filter, s.service_type_filter);
     }
 
-    fn registry(&mut self, src: (&'a str, &'a str), o: &mut RegistryDoc, r: RegistryDoc) {
+    fn registry(&mut self, src: RuleSource<'a>, o: &mut RegistryDoc, r: RegistryDoc) {
         scalars!(self, src, o, r, "registry.", {
             "txtPrefix" => txt_prefix,
             "txtSuffix" => txt_suffix,
@@ -121,13 +121,7 @@ impl<'a> Combiner<'a> {
         });
     }
 
-    fn namespace(
-        &mut self,
-        src: (&'a str, &'a str),
-        ns: &str,
-        o: &mut NamespaceDoc,
-        n: NamespaceDoc,
-    ) {
+    fn namespace(&mut self, src: RuleSource<'a>, ns: &str, o: &mut NamespaceDoc, n: NamespaceDoc) {
         union(&mut o.domain_filters, n.domain_filters);
         union(&mut o.exclude_domains, n.exclude_domains);
         let base = KeyPath::root().key("namespaces").key(ns);
@@ -147,7 +141,7 @@ impl<'a> Combiner<'a> {
         );
     }
 
-    fn irsa(&mut self, src: (&'a str, &'a str), o: &mut IrsaDoc, i: IrsaDoc) {
+    fn irsa(&mut self, src: RuleSource<'a>, o: &mut IrsaDoc, i: IrsaDoc) {
         self.scalar_by(src, "irsa.issuer", &mut o.issuer, i.issuer, |a, b| {
             same_issuer(a, b)
         });
@@ -195,7 +189,7 @@ impl<'a> Combiner<'a> {
     /// may name different keys but must agree on a key they share.
     fn keyed<T: Written>(
         &mut self,
-        src: (&'a str, &'a str),
+        src: RuleSource<'a>,
         field: &str,
         into: &mut BTreeMap<String, T>,
         from: BTreeMap<String, T>,
@@ -214,7 +208,7 @@ impl<'a> Combiner<'a> {
     /// A setting compared as written.
     fn scalar<T: PartialEq + Written>(
         &mut self,
-        src: (&'a str, &'a str),
+        src: RuleSource<'a>,
         key: &str,
         into: &mut Option<T>,
         from: Option<T>,
@@ -225,7 +219,7 @@ impl<'a> Combiner<'a> {
     /// A setting compared by `same`, after the normalisation compilation gives it.
     fn scalar_by<T: Written>(
         &mut self,
-        src: (&'a str, &'a str),
+        src: RuleSource<'a>,
         key: &str,
         into: &mut Option<T>,
         from: Option<T>,
@@ -238,7 +232,7 @@ impl<'a> Combiner<'a> {
     /// The first value stays.
     fn setting<T: Written>(
         &mut self,
-        src: (&'a str, &'a str),
+        src: RuleSource<'a>,
         path: KeyPath,
         into: &mut Option<T>,
         from: Option<T>,
@@ -254,19 +248,19 @@ impl<'a> Combiner<'a> {
             Some(existing) if same(existing, &value) => {}
             Some(existing) => {
                 let first = match self.owners.get(&key) {
-                    Some(&(name, text)) => {
-                        let line = match line_of(text, &path) {
+                    Some(owner) => {
+                        let line = match line_of(owner.text, &path) {
                             0 => String::new(),
                             n => format!(" (line {n})"),
                         };
-                        format!("{}{line}", other_source(src.0, name))
+                        format!("{}{line}", other_source(src.name, owner.name))
                     }
                     None => "another rule source".to_string(),
                 };
                 let (this, theirs) = written_pair(&value.written(), &existing.written());
                 self.errors.push(RulesError {
-                    source_name: src.0.to_string(),
-                    line: line_of(src.1, &path),
+                    source_name: src.name.to_string(),
+                    line: line_of(src.text, &path),
                     message: format!(
                         "set to {this} here and to {theirs} in {first}; rule sources must agree: set it in one of them, or to the same value in both"
                     ),
