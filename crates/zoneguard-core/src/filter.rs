@@ -368,6 +368,35 @@ fn build(pattern: &str, size_limit: usize) -> Result<meta::Regex, Box<meta::Buil
         .map_err(Box::new)
 }
 
+/// The first literal part of the Go RE2 `pattern` that holds an upper-case letter matched as
+/// written (not under `(?i)`). A name is lower-cased before a regex filter sees it, as
+/// external-dns lower-cases it, so that part never matches. `None` too for a pattern that does
+/// not parse: compiling it says why.
+pub fn upper_case_literal(pattern: &str) -> Option<String> {
+    let translated = regex_translate::translate(pattern).ok()?;
+    let hir = regex_syntax::ParserBuilder::new()
+        .build()
+        .parse(&translated)
+        .ok()?;
+    upper_in(&hir)
+}
+
+fn upper_in(hir: &regex_syntax::hir::Hir) -> Option<String> {
+    use regex_syntax::hir::HirKind;
+    match hir.kind() {
+        HirKind::Literal(literal) => {
+            let text = String::from_utf8_lossy(&literal.0);
+            text.chars()
+                .any(char::is_uppercase)
+                .then(|| text.into_owned())
+        }
+        HirKind::Concat(subs) | HirKind::Alternation(subs) => subs.iter().find_map(upper_in),
+        HirKind::Repetition(r) => upper_in(&r.sub),
+        HirKind::Capture(c) => upper_in(&c.sub),
+        HirKind::Empty | HirKind::Class(_) | HirKind::Look(_) => None,
+    }
+}
+
 /// The regex parser's error on one line: what is wrong (`unclosed group`) and, when
 /// `columns_hold` (the pattern compiled is the one written) and `pattern` is one line, the
 /// column of the fault (`unclosed group (at column 1)`).

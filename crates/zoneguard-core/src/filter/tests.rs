@@ -603,3 +603,21 @@ proptest! {
         prop_assert_eq!(filter.reaching(&[&delegated]), [shared]);
     }
 }
+
+#[test]
+fn a_regex_part_that_asks_for_upper_case_letters_is_found_and_classes_or_ignored_case_are_not() {
+    let table: [(&str, Option<&str>); 9] = [
+        (r"^.*\.Example\.com$", Some(".Example.com")),
+        (r"^(api|Web)\.example\.com$", Some("Web")),
+        (r"^(?:Äpfel|b)+\.example\.com$", Some("Äpfel")),
+        (r"(?i)^.*\.Example\.com$", None),
+        (r"^(?i:Api)\.example\.com$", None),
+        (r"^[A-Z]+\.example\.com$", None),
+        (r"^\p{Lu}\.example\.com$", None),
+        (r"^.*\.example\.com$", None),
+        ("*.example.com", None),
+    ];
+    for (pattern, want) in table {
+        assert_eq!(upper_case_literal(pattern).as_deref(), want, "{pattern:?}");
+    }
+}

@@ -382,12 +382,24 @@ fn service_types(doc: &RulesDoc, out: &mut Vec<CompileError>, pending: &mut Vec<
 fn lint(doc: &RulesDoc, pending: &mut Vec<Pending>) -> Vec<CompileError> {
     let root = KeyPath::root();
     let mut out = Vec::new();
-    filters(&root, "domainFilters", &doc.domain_filters, &mut out);
-    filters(&root, "excludeDomains", &doc.exclude_domains, &mut out);
-    for (ns, filter) in &doc.namespaces {
-        let at = root.key("namespaces").key(ns);
-        filters(&at, "domainFilters", &filter.domain_filters, &mut out);
-        filters(&at, "excludeDomains", &filter.exclude_domains, &mut out);
+    let cluster = std::iter::once((root.clone(), Scope::cluster(doc)));
+    let delegated = (doc.namespaces.keys())
+        .filter_map(|ns| Some((root.key("namespaces").key(ns), Scope::namespace(doc, ns)?)));
+    for (at, scope) in cluster.chain(delegated) {
+        filters(&at, "domainFilters", scope.domain_filters, &mut out);
+        filters(&at, "excludeDomains", scope.exclude_domains, &mut out);
+        upper_case(
+            &at,
+            "regexDomainFilter",
+            scope.regex_domain_filter,
+            &mut out,
+        );
+        upper_case(
+            &at,
+            "regexDomainExclusion",
+            scope.regex_domain_exclusion,
+            &mut out,
+        );
     }
     pending.extend(issuer_needed(doc).map(Pending::Issuer));
     delegations(doc, pending);
@@ -440,6 +452,23 @@ fn filters(at: &KeyPath, key: &str, list: &[String], out: &mut Vec<CompileError>
             out.push(CompileError::new(at.key(key).index(i), why));
         }
     }
+}
+
+/// A warning at the regex `key` when a literal part of it asks for upper-case letters, which
+/// a name never has by the time a regex filter sees it.
+fn upper_case(at: &KeyPath, key: &str, pattern: &Option<String>, out: &mut Vec<CompileError>) {
+    let Some(part) = pattern
+        .as_deref()
+        .and_then(crate::filter::upper_case_literal)
+    else {
+        return;
+    };
+    let never = if key == "regexDomainExclusion" {
+        "excludes"
+    } else {
+        "matches"
+    };
+    out.push(CompileError::new(at.key(key), format!("its part {part:?} has upper-case letters, but external-dns lower-cases a name before a regex filter sees it, so that part never {never}: write it in lower case, or start the pattern with (?i)")));
 }
 
 /// Why a domain filter (or, with `exclusion`, an excluded domain) does not do what it looks

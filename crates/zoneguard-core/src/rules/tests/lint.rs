@@ -391,3 +391,24 @@ fn the_warning_for_an_exclusion_regex_alone_says_what_it_admits_and_names_the_ot
         "{message}"
     );
 }
+
+#[test]
+fn a_regex_filter_asking_for_upper_case_letters_is_warned_about_at_its_line() {
+    let text = "regexDomainFilter: '^.*[.]Example[.]com$'\nnamespaces:\n  team-a:\n    regexDomainFilter: '(?i)^.*[.]Team-A[.]example[.]com$'\n    regexDomainExclusion: '^Internal[.]'\n";
+    let rules = RuleSet::parse("r", text).unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(
+        warned_at(&rules),
+        [
+            ("r", 1, "regexDomainFilter"),
+            ("r", 5, "namespaces.team-a.regexDomainExclusion"),
+        ],
+        "{:?}",
+        rules.warnings
+    );
+    assert_eq!(
+        rules.warnings[1].message,
+        "its part \"Internal.\" has upper-case letters, but external-dns lower-cases a name before a regex filter sees it, so that part never excludes: write it in lower case, or start the pattern with (?i)"
+    );
+    // As a regex filter sees it, a name is lower case: the warning is borne out.
+    assert!(!rules.cluster.matches("www.Example.com"));
+}
