@@ -260,6 +260,12 @@ fn explain_plain(include: &SuffixIndex, exclude: &SuffixIndex, name: &str) -> Ma
     }
 }
 
+/// Whether external-dns drops `filter` as empty once it has prepared it (spaces and dots
+/// alone, such as `""` or `" . "`).
+pub fn is_dropped(filter: &str) -> bool {
+    normalize::prepare_filter(filter).is_none()
+}
+
 /// Trims, normalises and indexes a flag's filters, dropping empty ones.
 fn prepared_index(raw: &[String]) -> Box<SuffixIndex> {
     Box::new(SuffixIndex::new(

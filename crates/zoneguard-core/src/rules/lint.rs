@@ -382,12 +382,15 @@ fn service_types(doc: &RulesDoc, out: &mut Vec<CompileError>, pending: &mut Vec<
 fn lint(doc: &RulesDoc, pending: &mut Vec<Pending>) -> Vec<CompileError> {
     let root = KeyPath::root();
     let mut out = Vec::new();
-    let cluster = std::iter::once((root.clone(), Scope::cluster(doc)));
+    let cluster = std::iter::once((None, Scope::cluster(doc)));
     let delegated = (doc.namespaces.keys())
-        .filter_map(|ns| Some((root.key("namespaces").key(ns), Scope::namespace(doc, ns)?)));
-    for (at, scope) in cluster.chain(delegated) {
+        .filter_map(|ns| Some((Some(ns.as_str()), Scope::namespace(doc, ns)?)));
+    for (ns, scope) in cluster.chain(delegated) {
+        let at = ns.map_or_else(KeyPath::root, |ns| root.key("namespaces").key(ns));
         filters(&at, "domainFilters", scope.domain_filters, &mut out);
         filters(&at, "excludeDomains", scope.exclude_domains, &mut out);
+        all_empty(&at, ns, "domainFilters", scope.domain_filters, &mut out);
+        all_empty(&at, ns, "excludeDomains", scope.exclude_domains, &mut out);
         upper_case(
             &at,
             "regexDomainFilter",
@@ -452,6 +455,27 @@ fn filters(at: &KeyPath, key: &str, list: &[String], out: &mut Vec<CompileError>
             out.push(CompileError::new(at.key(key).index(i), why));
         }
     }
+}
+
+/// A warning at the list `key` of the scope at `at` (namespace `ns`'s delegation, or the
+/// cluster's) when it has items and external-dns drops every one as empty, so that it filters
+/// nothing (a value a template left out, often).
+fn all_empty(
+    at: &KeyPath,
+    ns: Option<&str>,
+    key: &str,
+    list: &[String],
+    out: &mut Vec<CompileError>,
+) {
+    if list.is_empty() || !list.iter().all(|f| crate::filter::is_dropped(f)) {
+        return;
+    }
+    let then = match (key, ns) {
+        ("excludeDomains", _) => "no name is excluded".to_string(),
+        (_, None) => "every name is admitted".to_string(),
+        (_, Some(ns)) => format!("namespace {ns} may use every name the cluster's filters admit"),
+    };
+    out.push(CompileError::new(at.key(key), format!("holds only empty items, which external-dns drops, so the list does nothing: unless another rule source lists domains here, {then}; write the domains, or remove the list")));
 }
 
 /// A warning at the regex `key` when a literal part of it asks for upper-case letters, which

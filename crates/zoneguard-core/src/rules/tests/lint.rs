@@ -412,3 +412,32 @@ fn a_regex_filter_asking_for_upper_case_letters_is_warned_about_at_its_line() {
     // As a regex filter sees it, a name is lower case: the warning is borne out.
     assert!(!rules.cluster.matches("www.Example.com"));
 }
+
+#[test]
+fn a_filter_list_of_only_empty_items_is_warned_to_filter_nothing_at_its_line() {
+    let text = "domainFilters: ['', ' . ']\nexcludeDomains: ['', internal.example.com]\nnamespaces:\n  team-a:\n    domainFilters: ['']\n    excludeDomains: ['...']\n";
+    let rules = RuleSet::parse("r", text).unwrap_or_else(|e| panic!("{e:?}"));
+    // `...` is not empty to external-dns (prepared twice, it is `.`): it matches nothing.
+    assert_eq!(
+        warned_at(&rules),
+        [
+            ("r", 1, "domainFilters"),
+            ("r", 6, "namespaces.team-a.excludeDomains[0]"),
+            ("r", 5, "namespaces.team-a.domainFilters"),
+        ],
+        "{:?}",
+        rules.warnings
+    );
+    let said = |i: usize, what: &str| {
+        let message = &rules.warnings[i].message;
+        assert!(message.contains(what), "{message}");
+    };
+    said(0, "holds only empty items, which external-dns drops, so the list does nothing: unless another rule source lists domains here, every name is admitted");
+    said(1, "excludes no valid DNS name");
+    said(
+        2,
+        "namespace team-a may use every name the cluster's filters admit",
+    );
+    // Borne out: the delegation limits nothing, and the cluster admits any name.
+    assert!(rules.cluster.matches("www.example.org"));
+}
