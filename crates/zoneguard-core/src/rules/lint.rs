@@ -435,8 +435,7 @@ fn delegations(doc: &RulesDoc, pending: &mut Vec<Pending>) {
             .key(ns)
             .key("domainFilters");
         for (i, domain) in filter.domain_filters.iter().enumerate() {
-            if domain.trim().trim_matches('.').is_empty() || filter_problem(domain, false).is_some()
-            {
+            if crate::filter::is_dropped(domain) || filter_problem(domain, false).is_some() {
                 continue;
             }
             pending.push(Pending::Delegation {
@@ -499,6 +498,10 @@ fn upper_case(at: &KeyPath, key: &str, pattern: &Option<String>, out: &mut Vec<C
 /// meant to, as external-dns compares it: the name itself or a suffix after a dot, once trimmed
 /// of spaces and of one trailing dot.
 fn filter_problem(filter: &str, exclusion: bool) -> Option<String> {
+    // external-dns drops an empty one ([`all_empty`] warns when a whole list is).
+    if crate::filter::is_dropped(filter) {
+        return None;
+    }
     let name = filter.trim();
     let name = name.strip_suffix('.').unwrap_or(name);
     let (matches, fix) = if exclusion {
@@ -530,11 +533,10 @@ fn filter_problem(filter: &str, exclusion: bool) -> Option<String> {
         ("it contains ','".to_string(), each)
     } else {
         // Past a leading dot (external-dns's "names under it alone"), what is left must be a
-        // name: a name ending in it is made of its labels. An empty filter is dropped, as
-        // external-dns drops it.
+        // name: a name ending in it is made of its labels.
         let suffix = name.strip_prefix('.').unwrap_or(name);
-        let why = (!suffix.is_empty()).then(|| crate::hostname::syntax_problem(suffix));
-        (why.flatten()?, "correct it, or remove it")
+        let why = crate::hostname::syntax_problem(suffix)?;
+        (why, "correct it, or remove it")
     };
     Some(format!(
         "{filter:?} {matches} no valid DNS name ({why}), so external-dns accepts it but it never applies; {fix}"
