@@ -261,9 +261,11 @@ fn explain_plain(include: &SuffixIndex, exclude: &SuffixIndex, name: &str) -> Ma
 }
 
 /// Whether external-dns drops `filter` as empty once it has prepared it (spaces and dots
-/// alone, such as `""` or `" . "`).
+/// alone, such as `""` or `" . "`): the test of `normalize::prepare_filter`, without the copy it
+/// keeps.
 pub fn is_dropped(filter: &str) -> bool {
-    normalize::prepare_filter(filter).is_none()
+    let once = normalize::normalize(filter.trim());
+    once.is_empty() || normalize::normalize(once.trim()).is_empty()
 }
 
 /// Trims, normalises and indexes a flag's filters, dropping empty ones.

@@ -266,8 +266,7 @@ impl RuleSet {
                         // hold its regexes while the next source and the merged set compile.
                         compiled = Some(rules).filter(|_| sources.len() == 1);
                         parsed.push(Parsed {
-                            name: source.name,
-                            text: source.text,
+                            source: *source,
                             doc,
                         });
                     }

@@ -621,3 +621,26 @@ fn a_regex_part_that_asks_for_upper_case_letters_is_found_and_classes_or_ignored
         assert_eq!(upper_case_literal(pattern).as_deref(), want, "{pattern:?}");
     }
 }
+
+#[test]
+fn a_filter_is_dropped_exactly_when_its_preparation_leaves_nothing() {
+    for raw in [
+        "",
+        " ",
+        ".",
+        " . ",
+        "..",
+        "...",
+        "example.com",
+        " example.com. ",
+        "EXAMPLE.com..",
+        "\u{3002}",
+        "xn--",
+        "bücher.example",
+        "\u{00ad}",
+        "\u{00ad}.",
+        "\t.\n",
+    ] {
+        assert_eq!(is_dropped(raw), prepare_filter(raw).is_none(), "{raw:?}");
+    }
+}

@@ -21,19 +21,8 @@ macro_rules! scalars {
 
 /// A parsed document and where it came from.
 pub struct Parsed<'a> {
-    pub name: &'a str,
-    pub text: &'a str,
+    pub source: RuleSource<'a>,
     pub doc: RulesDoc,
-}
-
-impl<'a> Parsed<'a> {
-    /// The source it was read from.
-    pub fn source(&self) -> RuleSource<'a> {
-        RuleSource {
-            name: self.name,
-            text: self.text,
-        }
-    }
 }
 
 /// Folds documents into one, remembering which source set each setting.
@@ -67,7 +56,7 @@ pub fn combine(docs: Vec<Parsed<'_>>) -> Result<(RulesDoc, Vec<InjectOrigin>), V
 
 impl<'a> Combiner<'a> {
     fn fold(&mut self, out: &mut RulesDoc, p: Parsed<'a>) {
-        let src = p.source();
+        let src = p.source;
         let d = p.doc;
         scalars!(self, src, out, d, "", {
             "annotationPrefix" => annotation_prefix,
@@ -86,7 +75,7 @@ impl<'a> Combiner<'a> {
         }
         self.inject_origins
             .extend((0..d.inject.len()).map(|index| InjectOrigin {
-                source: p.name.to_string(),
+                source: src.name.to_string(),
                 index,
             }));
         out.inject.extend(d.inject);

@@ -3,7 +3,7 @@
 
 use super::combine::Parsed;
 use super::compile::CompileError;
-use super::document::{IrsaSource, RulesDoc};
+use super::document::{IrsaSource, NamespaceDoc, RulesDoc};
 use super::path::KeyPath;
 use super::{RuleSet, RuleSource, RulesError};
 use crate::filter::{DomainFilter, FilterSpec};
@@ -47,15 +47,12 @@ impl<'a> Lints<'a> {
             }
         }
         for p in parsed {
-            let namespaces = p.doc.namespaces.iter();
-            let lists = std::iter::once((None, &p.doc.domain_filters))
-                .chain(namespaces.map(|(ns, d)| (Some(ns.as_str()), &d.domain_filters)));
-            for (ns, filters) in lists {
+            for (ns, scope) in Scope::of(&p.doc) {
                 if let Some((group, index)) = excluding.get(&ns) {
                     let key = format!("{}excludeDomains", group.prefix);
-                    let found = covered(&group.at, index, filters, &key);
+                    let found = covered(&group.at, index, scope.domain_filters, &key);
                     self.settled
-                        .extend(found.into_iter().map(|w| (p.source(), w)));
+                        .extend(found.into_iter().map(|w| (p.source, w)));
                 }
             }
         }
@@ -193,14 +190,34 @@ impl<'d> Scope<'d> {
         }
     }
 
-    /// Namespace `ns`'s delegation in `doc`, if `doc` delegates to it.
-    fn namespace(doc: &'d RulesDoc, ns: &str) -> Option<Self> {
-        let d = doc.namespaces.get(ns)?;
-        Some(Self {
+    /// A namespace's delegation.
+    fn delegation(d: &'d NamespaceDoc) -> Self {
+        Self {
             domain_filters: &d.domain_filters,
             exclude_domains: &d.exclude_domains,
             regex_domain_filter: &d.regex_domain_filter,
             regex_domain_exclusion: &d.regex_domain_exclusion,
+        }
+    }
+
+    /// Namespace `ns`'s delegation in `doc`, if `doc` delegates to it.
+    fn namespace(doc: &'d RulesDoc, ns: &str) -> Option<Self> {
+        doc.namespaces.get(ns).map(Self::delegation)
+    }
+
+    /// Each scope `doc` writes, with its namespace (`None` for the cluster): the cluster's,
+    /// then each delegation, by name.
+    fn of(doc: &'d RulesDoc) -> impl Iterator<Item = (Option<&'d str>, Self)> {
+        let delegations =
+            (doc.namespaces.iter()).map(|(ns, d)| (Some(ns.as_str()), Self::delegation(d)));
+        std::iter::once((None, Self::cluster(doc))).chain(delegations)
+    }
+
+    /// Where the settings of the scope of namespace `ns` (`None`: the cluster) stand in a
+    /// document.
+    fn path(ns: Option<&str>) -> KeyPath {
+        ns.map_or_else(KeyPath::root, |ns| {
+            KeyPath::root().key("namespaces").key(ns)
         })
     }
 
@@ -238,10 +255,10 @@ impl ScopeGroup<'_, '_> {
 fn scopes<'a, 'p>(parsed: &'p [Parsed<'a>]) -> Vec<ScopeGroup<'a, 'p>> {
     let cluster = ScopeGroup {
         namespace: None,
-        at: KeyPath::root(),
+        at: Scope::path(None),
         prefix: String::new(),
         sources: (parsed.iter())
-            .map(|p| (p.source(), Scope::cluster(&p.doc)))
+            .map(|p| (p.source, Scope::cluster(&p.doc)))
             .collect(),
     };
     let names: BTreeSet<&str> = (parsed.iter())
@@ -249,10 +266,10 @@ fn scopes<'a, 'p>(parsed: &'p [Parsed<'a>]) -> Vec<ScopeGroup<'a, 'p>> {
         .collect();
     let delegations = names.into_iter().map(|ns| ScopeGroup {
         namespace: Some(ns),
-        at: KeyPath::root().key("namespaces").key(ns),
+        at: Scope::path(Some(ns)),
         prefix: format!("namespaces.{ns}."),
         sources: (parsed.iter())
-            .filter_map(|p| Some((p.source(), Scope::namespace(&p.doc, ns)?)))
+            .filter_map(|p| Some((p.source, Scope::namespace(&p.doc, ns)?)))
             .collect(),
     });
     std::iter::once(cluster).chain(delegations).collect()
@@ -380,13 +397,9 @@ fn service_types(doc: &RulesDoc, out: &mut Vec<CompileError>, pending: &mut Vec<
 /// exclusions that can match no name zoneguard admits, or that are written as patterns), and
 /// into `pending` those the combined rules decide.
 fn lint(doc: &RulesDoc, pending: &mut Vec<Pending>) -> Vec<CompileError> {
-    let root = KeyPath::root();
     let mut out = Vec::new();
-    let cluster = std::iter::once((None, Scope::cluster(doc)));
-    let delegated = (doc.namespaces.keys())
-        .filter_map(|ns| Some((Some(ns.as_str()), Scope::namespace(doc, ns)?)));
-    for (ns, scope) in cluster.chain(delegated) {
-        let at = ns.map_or_else(KeyPath::root, |ns| root.key("namespaces").key(ns));
+    for (ns, scope) in Scope::of(doc) {
+        let at = Scope::path(ns);
         filters(&at, "domainFilters", scope.domain_filters, &mut out);
         filters(&at, "excludeDomains", scope.exclude_domains, &mut out);
         all_empty(&at, ns, "domainFilters", scope.domain_filters, &mut out);
@@ -430,10 +443,7 @@ fn issuer_needed(doc: &RulesDoc) -> Option<CompileError> {
 /// [`filter_problem`] warns about already.
 fn delegations(doc: &RulesDoc, pending: &mut Vec<Pending>) {
     for (ns, filter) in &doc.namespaces {
-        let at = KeyPath::root()
-            .key("namespaces")
-            .key(ns)
-            .key("domainFilters");
+        let at = Scope::path(Some(ns)).key("domainFilters");
         for (i, domain) in filter.domain_filters.iter().enumerate() {
             if crate::filter::is_dropped(domain) || filter_problem(domain, false).is_some() {
                 continue;
