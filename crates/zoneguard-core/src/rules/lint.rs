@@ -31,13 +31,14 @@ impl<'a> Lints<'a> {
 
     /// Notes the warnings that each scope (the cluster, or one namespace's delegation) needs
     /// every source's settings of to decide: domain filters the exclusions beside them cover
-    /// whole (each source's in turn), then plain lists a regex of their scope makes ignored.
-    /// A delegated domain such a regex makes ignored is not warned about as out of the
-    /// cluster's reach: it is never used.
+    /// whole (each source's in turn), then lists that only empty items make up, then plain
+    /// lists a regex of their scope makes ignored. A delegated domain such a regex makes
+    /// ignored is not warned about as out of the cluster's reach: it is never used.
     pub(super) fn note_scopes(&mut self, parsed: &[Parsed<'a>]) {
         let mut excluding: BTreeMap<Option<&str>, (ScopeGroup, DomainFilter)> = BTreeMap::new();
-        let mut ignored_lists = Vec::new();
+        let (mut empty_lists, mut ignored_lists) = (Vec::new(), Vec::new());
         for group in scopes(parsed) {
+            empty_lists.extend(emptied(&group, parsed.len() > 1));
             ignored_lists.extend(ignored(&group));
             if let Some(ns) = group.namespace.filter(|_| group.sets_regex()) {
                 self.pending.retain(|(_, p)| !p.delegates_in(ns));
@@ -56,6 +57,7 @@ impl<'a> Lints<'a> {
                 }
             }
         }
+        self.settled.extend(empty_lists);
         self.settled.extend(ignored_lists);
     }
 
@@ -221,6 +223,15 @@ impl<'d> Scope<'d> {
         })
     }
 
+    /// Its list `key`: `domainFilters` or `excludeDomains`.
+    fn list(self, key: &str) -> &'d [String] {
+        if key == "excludeDomains" {
+            self.exclude_domains
+        } else {
+            self.domain_filters
+        }
+    }
+
     /// Whether it sets `regexDomainFilter`, and whether `regexDomainExclusion` (an empty
     /// pattern is not set, as for external-dns).
     fn regexes(self) -> [bool; 2] {
@@ -350,6 +361,41 @@ fn ignored_why(prefix: &str, include: bool, place: &str, into: &str) -> String {
     format!("ignored: {prefix}{regex} is set{place}, and where a regex is set the regexes alone decide, as external-dns ignores --domain-filter and --exclude-domains beside {flag}{admitted}: {fix}")
 }
 
+/// A warning at each list of `group` (`domainFilters`, `excludeDomains`), as each source writes
+/// it, when every item every source writes there is one external-dns drops as empty, so that the
+/// list filters nothing (a value a template left out, often); `several` when there is more than
+/// one rule source.
+fn emptied<'a>(group: &ScopeGroup<'a, '_>, several: bool) -> Vec<(RuleSource<'a>, CompileError)> {
+    let mut out = Vec::new();
+    for key in ["domainFilters", "excludeDomains"] {
+        let written = (group.sources.iter()).map(|(source, s)| (source, s.list(key)));
+        let written: Vec<_> = written.filter(|(_, list)| !list.is_empty()).collect();
+        let mut items = written.iter().flat_map(|(_, list)| list.iter());
+        if written.is_empty() || !items.all(|f| crate::filter::is_dropped(f)) {
+            continue;
+        }
+        let then = match (key, group.namespace) {
+            ("excludeDomains", _) => "no name is excluded".to_string(),
+            (_, None) => "every name is admitted".to_string(),
+            (_, Some(ns)) => {
+                format!("namespace {ns} may use every name the cluster's filters admit")
+            }
+        };
+        let alone = if several {
+            ", and no other rule source lists domains here"
+        } else {
+            ""
+        };
+        let why = format!("holds only empty items, which external-dns drops{alone}, so the list does nothing: {then}; write the domains, or remove the list");
+        out.extend(
+            written
+                .iter()
+                .map(|(source, _)| (**source, CompileError::new(group.at.key(key), why.clone()))),
+        );
+    }
+    out
+}
+
 /// Each namespace `doc` names in an `inject` rule's `namespaces` or as a delegation.
 fn exempted(doc: &RulesDoc, pending: &mut Vec<Pending>) {
     let root = KeyPath::root();
@@ -402,8 +448,6 @@ fn lint(doc: &RulesDoc, pending: &mut Vec<Pending>) -> Vec<CompileError> {
         let at = Scope::path(ns);
         filters(&at, "domainFilters", scope.domain_filters, &mut out);
         filters(&at, "excludeDomains", scope.exclude_domains, &mut out);
-        all_empty(&at, ns, "domainFilters", scope.domain_filters, &mut out);
-        all_empty(&at, ns, "excludeDomains", scope.exclude_domains, &mut out);
         upper_case(
             &at,
             "regexDomainFilter",
@@ -466,27 +510,6 @@ fn filters(at: &KeyPath, key: &str, list: &[String], out: &mut Vec<CompileError>
     }
 }
 
-/// A warning at the list `key` of the scope at `at` (namespace `ns`'s delegation, or the
-/// cluster's) when it has items and external-dns drops every one as empty, so that it filters
-/// nothing (a value a template left out, often).
-fn all_empty(
-    at: &KeyPath,
-    ns: Option<&str>,
-    key: &str,
-    list: &[String],
-    out: &mut Vec<CompileError>,
-) {
-    if list.is_empty() || !list.iter().all(|f| crate::filter::is_dropped(f)) {
-        return;
-    }
-    let then = match (key, ns) {
-        ("excludeDomains", _) => "no name is excluded".to_string(),
-        (_, None) => "every name is admitted".to_string(),
-        (_, Some(ns)) => format!("namespace {ns} may use every name the cluster's filters admit"),
-    };
-    out.push(CompileError::new(at.key(key), format!("holds only empty items, which external-dns drops, so the list does nothing: unless another rule source lists domains here, {then}; write the domains, or remove the list")));
-}
-
 /// A warning at the regex `key` when a literal part of it asks for upper-case letters, which
 /// a name never has by the time a regex filter sees it.
 fn upper_case(at: &KeyPath, key: &str, pattern: &Option<String>, out: &mut Vec<CompileError>) {
@@ -508,7 +531,7 @@ fn upper_case(at: &KeyPath, key: &str, pattern: &Option<String>, out: &mut Vec<C
 /// meant to, as external-dns compares it: the name itself or a suffix after a dot, once trimmed
 /// of spaces and of one trailing dot.
 fn filter_problem(filter: &str, exclusion: bool) -> Option<String> {
-    // external-dns drops an empty one ([`all_empty`] warns when a whole list is).
+    // external-dns drops an empty one ([`emptied`] warns when a whole list is).
     if crate::filter::is_dropped(filter) {
         return None;
     }

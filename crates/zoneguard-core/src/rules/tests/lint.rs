@@ -421,8 +421,8 @@ fn a_filter_list_of_only_empty_items_is_warned_to_filter_nothing_at_its_line() {
     assert_eq!(
         warned_at(&rules),
         [
-            ("r", 1, "domainFilters"),
             ("r", 6, "namespaces.team-a.excludeDomains[0]"),
+            ("r", 1, "domainFilters"),
             ("r", 5, "namespaces.team-a.domainFilters"),
         ],
         "{:?}",
@@ -432,12 +432,41 @@ fn a_filter_list_of_only_empty_items_is_warned_to_filter_nothing_at_its_line() {
         let message = &rules.warnings[i].message;
         assert!(message.contains(what), "{message}");
     };
-    said(0, "holds only empty items, which external-dns drops, so the list does nothing: unless another rule source lists domains here, every name is admitted");
-    said(1, "excludes no valid DNS name");
+    said(0, "excludes no valid DNS name");
+    said(1, "holds only empty items, which external-dns drops, so the list does nothing: every name is admitted; write the domains, or remove the list");
     said(
         2,
         "namespace team-a may use every name the cluster's filters admit",
     );
     // Borne out: the delegation limits nothing, and the cluster admits any name.
     assert!(rules.cluster.matches("www.example.org"));
+}
+
+#[test]
+fn a_list_of_only_empty_items_is_warned_only_when_no_other_source_lists_domains_there() {
+    let rules = named_sources(&[
+        ("a", "domainFilters: ['']\nnamespaces:\n  team-a:\n    domainFilters: ['']\n"),
+        ("b", "domainFilters: [example.com]\nnamespaces:\n  team-a:\n    excludeDomains: [x.example.com]\n"),
+        ("c", "namespaces:\n  team-a:\n    domainFilters: [' . ']\n"),
+    ])
+    .unwrap_or_else(|e| panic!("{e:?}"));
+    // b lists the cluster's domains, so a's empty item there is harmless; team-a's list is
+    // empty in every source that writes it (b writes only exclusions there).
+    assert_eq!(
+        warned_at(&rules),
+        [
+            ("a", 4, "namespaces.team-a.domainFilters"),
+            ("c", 3, "namespaces.team-a.domainFilters"),
+        ],
+        "{:?}",
+        rules.warnings
+    );
+    for warning in &rules.warnings {
+        assert!(warning.message.contains("holds only empty items, which external-dns drops, and no other rule source lists domains here, so the list does nothing: namespace team-a may use every name the cluster's filters admit"), "{}", warning.message);
+    }
+    // Borne out: the cluster admits only example.com's names; team-a may use all of them.
+    assert!(rules.cluster.matches("www.example.com"));
+    assert!(!rules.cluster.matches("www.example.org"));
+    let team_a = &rules.namespaces["team-a"];
+    assert!(team_a.matches("zzz.example.com") && !team_a.matches("x.example.com"));
 }
