@@ -376,33 +376,55 @@ fn build(pattern: &str, size_limit: usize) -> Result<meta::Regex, Box<meta::Buil
         .map_err(Box::new)
 }
 
-/// The first literal part of the Go RE2 `pattern` that holds an upper-case letter matched as
-/// written (not under `(?i)`). A name is lower-cased before a regex filter sees it, as
-/// external-dns lower-cases it, so that part never matches. `None` too for a pattern that does
-/// not parse: compiling it says why.
-pub fn upper_case_literal(pattern: &str) -> Option<String> {
+/// A literal part of a regex filter that no name a regex filter sees holds, so that the part
+/// never matches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ImpossibleLiteral {
+    /// The part holds an upper-case letter matched as written (not under `(?i)`): a name is
+    /// lower-cased before a regex filter sees it, as external-dns lower-cases it.
+    UpperCase(String),
+    /// The part holds `found`, an ASCII character no valid DNS name holds (only letters,
+    /// digits, `-`, `_`, `.` and `*` do): a name with one is refused as invalid before any
+    /// filter judges it, and a Unicode label's decoding adds only characters past ASCII.
+    Foreign { part: String, found: char },
+}
+
+/// The first literal part of the Go RE2 `pattern` (outside a class) that no name a regex
+/// filter sees holds. `None` too for a pattern that does not parse: compiling it says why.
+pub fn impossible_literal(pattern: &str) -> Option<ImpossibleLiteral> {
     let translated = regex_translate::translate(pattern).ok()?;
     let hir = regex_syntax::ParserBuilder::new()
         .build()
         .parse(&translated)
         .ok()?;
-    upper_in(&hir)
+    impossible_in(&hir)
 }
 
-fn upper_in(hir: &regex_syntax::hir::Hir) -> Option<String> {
+fn impossible_in(hir: &regex_syntax::hir::Hir) -> Option<ImpossibleLiteral> {
     use regex_syntax::hir::HirKind;
     match hir.kind() {
-        HirKind::Literal(literal) => {
-            let text = String::from_utf8_lossy(&literal.0);
-            text.chars()
-                .any(char::is_uppercase)
-                .then(|| text.into_owned())
-        }
-        HirKind::Concat(subs) | HirKind::Alternation(subs) => subs.iter().find_map(upper_in),
-        HirKind::Repetition(r) => upper_in(&r.sub),
-        HirKind::Capture(c) => upper_in(&c.sub),
+        HirKind::Literal(literal) => literal_fault(&String::from_utf8_lossy(&literal.0)),
+        HirKind::Concat(subs) | HirKind::Alternation(subs) => subs.iter().find_map(impossible_in),
+        HirKind::Repetition(r) => impossible_in(&r.sub),
+        HirKind::Capture(c) => impossible_in(&c.sub),
         HirKind::Empty | HirKind::Class(_) | HirKind::Look(_) => None,
     }
+}
+
+/// What, first, in the literal `part` no name a regex filter sees holds.
+fn literal_fault(part: &str) -> Option<ImpossibleLiteral> {
+    let name_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '*');
+    let found = part
+        .chars()
+        .find(|&c| c.is_uppercase() || (c.is_ascii() && !name_char(c)))?;
+    Some(if found.is_uppercase() {
+        ImpossibleLiteral::UpperCase(part.to_string())
+    } else {
+        ImpossibleLiteral::Foreign {
+            part: part.to_string(),
+            found,
+        }
+    })
 }
 
 /// The regex parser's error on one line: what is wrong (`unclosed group`) and, when

@@ -605,20 +605,34 @@ proptest! {
 }
 
 #[test]
-fn a_regex_part_that_asks_for_upper_case_letters_is_found_and_classes_or_ignored_case_are_not() {
-    let table: [(&str, Option<&str>); 9] = [
-        (r"^.*\.Example\.com$", Some(".Example.com")),
-        (r"^(api|Web)\.example\.com$", Some("Web")),
-        (r"^(?:Äpfel|b)+\.example\.com$", Some("Äpfel")),
+fn a_regex_part_no_name_a_filter_sees_holds_is_found_and_classes_or_ignored_case_are_not() {
+    let upper = |part: &str| Some(ImpossibleLiteral::UpperCase(part.to_string()));
+    let foreign = |part: &str, found: char| {
+        let part = part.to_string();
+        Some(ImpossibleLiteral::Foreign { part, found })
+    };
+    let table: [(&str, Option<ImpossibleLiteral>); 17] = [
+        (r"^.*\.Example\.com$", upper(".Example.com")),
+        (r"^(api|Web)\.example\.com$", upper("Web")),
+        (r"^(?:Äpfel|b)+\.example\.com$", upper("Äpfel")),
         (r"(?i)^.*\.Example\.com$", None),
         (r"^(?i:Api)\.example\.com$", None),
         (r"^[A-Z]+\.example\.com$", None),
         (r"^\p{Lu}\.example\.com$", None),
         (r"^.*\.example\.com$", None),
         ("*.example.com", None),
+        // A backslash doubled in YAML single quotes: a backslash, then any character.
+        (r"^.*\\.example\\.com$", foreign(r"\", '\\')),
+        (r"^.*\\\.example\.com$", foreign(r"\.example.com", '\\')),
+        (r"^.*\.example\.com $", foreign(".example.com ", ' ')),
+        (r"^https://.*$", foreign("https://", ':')),
+        (r"^[\\/]x$", None),
+        (r"^_http\._tcp\.example\.com$", None),
+        (r"^\*\.example\.com$", None),
+        (r"^bücher\.example$", None),
     ];
     for (pattern, want) in table {
-        assert_eq!(upper_case_literal(pattern).as_deref(), want, "{pattern:?}");
+        assert_eq!(impossible_literal(pattern), want, "{pattern:?}");
     }
 }
 

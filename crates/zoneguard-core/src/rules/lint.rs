@@ -448,13 +448,13 @@ fn lint(doc: &RulesDoc, pending: &mut Vec<Pending>) -> Vec<CompileError> {
         let at = Scope::path(ns);
         filters(&at, "domainFilters", scope.domain_filters, &mut out);
         filters(&at, "excludeDomains", scope.exclude_domains, &mut out);
-        upper_case(
+        impossible(
             &at,
             "regexDomainFilter",
             scope.regex_domain_filter,
             &mut out,
         );
-        upper_case(
+        impossible(
             &at,
             "regexDomainExclusion",
             scope.regex_domain_exclusion,
@@ -510,12 +510,13 @@ fn filters(at: &KeyPath, key: &str, list: &[String], out: &mut Vec<CompileError>
     }
 }
 
-/// A warning at the regex `key` when a literal part of it asks for upper-case letters, which
-/// a name never has by the time a regex filter sees it.
-fn upper_case(at: &KeyPath, key: &str, pattern: &Option<String>, out: &mut Vec<CompileError>) {
-    let Some(part) = pattern
+/// A warning at the regex `key` when a literal part of it asks for what a name never holds by
+/// the time a regex filter sees it: an upper-case letter, or a character no DNS name has.
+fn impossible(at: &KeyPath, key: &str, pattern: &Option<String>, out: &mut Vec<CompileError>) {
+    use crate::filter::ImpossibleLiteral;
+    let Some(fault) = pattern
         .as_deref()
-        .and_then(crate::filter::upper_case_literal)
+        .and_then(crate::filter::impossible_literal)
     else {
         return;
     };
@@ -524,7 +525,12 @@ fn upper_case(at: &KeyPath, key: &str, pattern: &Option<String>, out: &mut Vec<C
     } else {
         "matches"
     };
-    out.push(CompileError::new(at.key(key), format!("its part {part:?} has upper-case letters, but external-dns lower-cases a name before a regex filter sees it, so that part never {never}: write it in lower case, or start the pattern with (?i)")));
+    let why = match fault {
+        ImpossibleLiteral::UpperCase(part) => format!("its part {part:?} has upper-case letters, but external-dns lower-cases a name before a regex filter sees it, so that part never {never}: write it in lower case, or start the pattern with (?i)"),
+        ImpossibleLiteral::Foreign { part, found: '\\' } => format!("its part `{part}` holds a backslash, which no DNS name holds, so that part never {never}: YAML keeps a backslash as written in single quotes and plain scalars, so \\\\. there reaches the regex as a backslash and then any character; write \\. for a dot (\"\\\\.\" in double quotes)"),
+        ImpossibleLiteral::Foreign { part, found } => format!("its part `{part}` holds {found:?}, which no DNS name holds (names hold letters, digits, '-', '_', '.' and '*'), so that part never {never}: remove it from the pattern"),
+    };
+    out.push(CompileError::new(at.key(key), why));
 }
 
 /// Why a domain filter (or, with `exclusion`, an excluded domain) does not do what it looks

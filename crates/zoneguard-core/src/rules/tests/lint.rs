@@ -393,24 +393,40 @@ fn the_warning_for_an_exclusion_regex_alone_says_what_it_admits_and_names_the_ot
 }
 
 #[test]
-fn a_regex_filter_asking_for_upper_case_letters_is_warned_about_at_its_line() {
-    let text = "regexDomainFilter: '^.*[.]Example[.]com$'\nnamespaces:\n  team-a:\n    regexDomainFilter: '(?i)^.*[.]Team-A[.]example[.]com$'\n    regexDomainExclusion: '^Internal[.]'\n";
-    let rules = RuleSet::parse("r", text).unwrap_or_else(|e| panic!("{e:?}"));
-    assert_eq!(
-        warned_at(&rules),
-        [
-            ("r", 1, "regexDomainFilter"),
-            ("r", 5, "namespaces.team-a.regexDomainExclusion"),
-        ],
-        "{:?}",
-        rules.warnings
-    );
-    assert_eq!(
-        rules.warnings[1].message,
-        "its part \"Internal.\" has upper-case letters, but external-dns lower-cases a name before a regex filter sees it, so that part never excludes: write it in lower case, or start the pattern with (?i)"
-    );
-    // As a regex filter sees it, a name is lower case: the warning is borne out.
-    assert!(!rules.cluster.matches("www.Example.com"));
+fn a_regex_filter_asking_for_what_no_name_holds_is_warned_about_at_its_line() {
+    let upper = "regexDomainFilter: '^.*[.]Example[.]com$'\nnamespaces:\n  team-a:\n    regexDomainFilter: '(?i)^.*[.]Team-A[.]example[.]com$'\n    regexDomainExclusion: '^Internal[.]'\n";
+    // YAML keeps single quotes' backslashes as written: `\\.` is a backslash, then any character.
+    let foreign = "regexDomainFilter: '^.*\\\\.example\\\\.com$'\nnamespaces:\n  team-a:\n    regexDomainFilter: \"^.*\\\\.team-a\\\\.example\\\\.com$\"\n    regexDomainExclusion: '^internal\\. '\n";
+    let table = [
+        (upper, [
+            "its part \".Example.com\" has upper-case letters, but external-dns lower-cases a name before a regex filter sees it, so that part never matches: write it in lower case, or start the pattern with (?i)",
+            "its part \"Internal.\" has upper-case letters, but external-dns lower-cases a name before a regex filter sees it, so that part never excludes: write it in lower case, or start the pattern with (?i)",
+        ]),
+        (foreign, [
+            r#"its part `\` holds a backslash, which no DNS name holds, so that part never matches: YAML keeps a backslash as written in single quotes and plain scalars, so \\. there reaches the regex as a backslash and then any character; write \. for a dot ("\\." in double quotes)"#,
+            "its part `internal. ` holds ' ', which no DNS name holds (names hold letters, digits, '-', '_', '.' and '*'), so that part never excludes: remove it from the pattern",
+        ]),
+    ];
+    for (text, messages) in table {
+        let rules = RuleSet::parse("r", text).unwrap_or_else(|e| panic!("{e:?}"));
+        let keys = [
+            "regexDomainFilter",
+            "namespaces.team-a.regexDomainExclusion",
+        ];
+        let want: Vec<_> = [1, 5].into_iter().zip(keys).zip(messages).collect();
+        let got = rules
+            .warnings
+            .iter()
+            .map(|w| ((w.line, w.key.as_str()), w.message.as_str()));
+        assert_eq!(got.collect::<Vec<_>>(), want, "{text}");
+        // Borne out: neither cluster regex matches a name it was meant for.
+        assert!(!rules.cluster.matches("www.example.com"), "{text}");
+    }
+    // A part under (?i), and a backslash YAML's double quotes took as an escape, are right.
+    let rules = RuleSet::parse("r", foreign).unwrap_or_else(|e| panic!("{e:?}"));
+    assert!(rules.namespaces["team-a"].matches("www.team-a.example.com"));
+    let rules = RuleSet::parse("r", upper).unwrap_or_else(|e| panic!("{e:?}"));
+    assert!(rules.namespaces["team-a"].matches("www.team-a.example.com"));
 }
 
 #[test]
