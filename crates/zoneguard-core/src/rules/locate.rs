@@ -5,6 +5,7 @@
 
 use super::path::{KeyPath, Seg};
 use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Span};
+use std::borrow::Cow;
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::ops::ControlFlow;
@@ -409,57 +410,14 @@ fn walk_events<'a>(
         let step = match event {
             Event::Scalar(value, style, anchor, _) => {
                 expansion.scalar(value.len(), anchor);
-                match frames.last_mut() {
-                    Some(Frame::Map {
-                        slot: slot @ Slot::Key,
-                        seen,
-                    }) => {
-                        let key = value.into_owned();
-                        let merge = style == ScalarStyle::Plain && key == "<<";
-                        let first = match seen.entry(key.clone()) {
-                            _ if merge => None,
-                            Entry::Occupied(e) => Some(*e.get()),
-                            Entry::Vacant(e) => {
-                                e.insert(line);
-                                None
-                            }
-                        };
-                        *slot = Slot::Value(Some(key));
-                        Some(Step::Key { line, first, merge })
-                    }
-                    Some(Frame::Seq { .. }) => {
-                        if let ControlFlow::Break(()) = visit(&frames, Step::Item { line }) {
-                            return Walked::Stopped;
-                        }
-                        advance(&mut frames);
-                        None
-                    }
-                    _ => {
-                        advance(&mut frames);
-                        None
-                    }
-                }
+                scalar_step(&mut frames, value, style, line)
             }
             Event::MappingStart(anchor, _) | Event::SequenceStart(anchor, _) => {
                 expansion.start(anchor);
-                let step = Step::Node { line };
-                if let ControlFlow::Break(()) = visit(&frames, step) {
+                if visit(&frames, Step::Node { line }).is_break() {
                     return Walked::Stopped;
                 }
-                if let Some(Frame::Map {
-                    slot: slot @ Slot::Key,
-                    ..
-                }) = frames.last_mut()
-                {
-                    *slot = Slot::ComplexKey;
-                }
-                frames.push(match event {
-                    Event::MappingStart(..) => Frame::Map {
-                        slot: Slot::Key,
-                        seen: HashMap::new(),
-                    },
-                    _ => Frame::Seq { index: 0 },
-                });
+                open(&mut frames, matches!(event, Event::MappingStart(..)));
                 None
             }
             Event::MappingEnd | Event::SequenceEnd => {
@@ -478,12 +436,71 @@ fn walk_events<'a>(
             _ => None,
         };
         if let Some(step) = step {
-            if let ControlFlow::Break(()) = visit(&frames, step) {
+            let item = matches!(step, Step::Item { .. });
+            if visit(&frames, step).is_break() {
                 return Walked::Stopped;
+            }
+            if item {
+                advance(&mut frames);
             }
         }
     }
     Walked::StreamEnd
+}
+
+/// What the scalar `value` at `line` is where it stands: a key of the innermost mapping
+/// (noted in its frame), an item of a sequence (told for its line, and passed once told), or
+/// a value (passed, untold).
+fn scalar_step(
+    frames: &mut [Frame],
+    value: Cow<str>,
+    style: ScalarStyle,
+    line: usize,
+) -> Option<Step> {
+    match frames.last_mut() {
+        Some(Frame::Map {
+            slot: slot @ Slot::Key,
+            seen,
+        }) => {
+            let key = value.into_owned();
+            let merge = style == ScalarStyle::Plain && key == "<<";
+            let first = match seen.entry(key.clone()) {
+                _ if merge => None,
+                Entry::Occupied(e) => Some(*e.get()),
+                Entry::Vacant(e) => {
+                    e.insert(line);
+                    None
+                }
+            };
+            *slot = Slot::Value(Some(key));
+            Some(Step::Key { line, first, merge })
+        }
+        Some(Frame::Seq { .. }) => Some(Step::Item { line }),
+        _ => {
+            advance(frames);
+            None
+        }
+    }
+}
+
+/// A mapping (or, with `mapping` false, a sequence) opens in the innermost frame: where a key
+/// stands, it is a complex key.
+fn open(frames: &mut Vec<Frame>, mapping: bool) {
+    if let Some(Frame::Map {
+        slot: slot @ Slot::Key,
+        ..
+    }) = frames.last_mut()
+    {
+        *slot = Slot::ComplexKey;
+    }
+    frames.push(if mapping {
+        Frame::Map {
+            slot: Slot::Key,
+            seen: HashMap::new(),
+        }
+    } else {
+        Frame::Seq { index: 0 }
+    });
 }
 
 fn current_path(frames: &[Frame]) -> Vec<Seg> {
