@@ -21,6 +21,8 @@ mod overlap;
 mod regex_translate;
 mod suffix_index;
 
+pub use normalize::is_dropped;
+
 #[cfg(test)]
 mod tests;
 
@@ -258,14 +260,6 @@ fn explain_plain(include: &SuffixIndex, exclude: &SuffixIndex, name: &str) -> Ma
         },
         None => Match::Included { by },
     }
-}
-
-/// Whether external-dns drops `filter` as empty once it has prepared it (spaces and dots
-/// alone, such as `""` or `" . "`): the test of `normalize::prepare_filter`, without the copy it
-/// keeps.
-pub fn is_dropped(filter: &str) -> bool {
-    let once = normalize::normalize(filter.trim());
-    once.is_empty() || normalize::normalize(once.trim()).is_empty()
 }
 
 /// Trims, normalises and indexes a flag's filters, dropping empty ones.

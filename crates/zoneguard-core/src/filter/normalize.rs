@@ -45,12 +45,23 @@ pub(crate) fn normalize(name: &str) -> Cow<'_, str> {
 /// prepares it again, so every filter goes through this twice: `"example.com.."`
 /// loses both dots. `None` means the filter is dropped (empty).
 pub(crate) fn prepare_filter(raw: &str) -> Option<String> {
-    let once = normalize(raw.trim()).into_owned();
+    with_prepared(raw, str::to_owned)
+}
+
+/// Whether external-dns drops `raw` as empty once it has prepared it (`prepare_filter`:
+/// spaces and dots alone, such as `""` or `" . "`), without the copy that keeps the filter.
+pub fn is_dropped(raw: &str) -> bool {
+    with_prepared(raw, |_| ()).is_none()
+}
+
+/// `keep` of the filter `raw` prepared, or `None` when the preparation drops it as empty.
+fn with_prepared<T>(raw: &str, keep: impl FnOnce(&str) -> T) -> Option<T> {
+    let once = normalize(raw.trim());
     if once.is_empty() {
         return None;
     }
-    let twice = normalize(once.trim()).into_owned();
-    (!twice.is_empty()).then_some(twice)
+    let twice = normalize(once.trim());
+    (!twice.is_empty()).then(|| keep(&twice))
 }
 
 /// The ASCII case: lower-case, then decode `xn--` labels; no copy when neither applies.

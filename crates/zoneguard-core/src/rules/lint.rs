@@ -321,11 +321,11 @@ fn ignored<'a>(group: &ScopeGroup<'a, '_>) -> Vec<(RuleSource<'a>, CompileError)
         } else {
             format!(" (in {by})")
         };
-        for (key, list, into) in [
-            ("domainFilters", s.domain_filters, "regexDomainFilter"),
-            ("excludeDomains", s.exclude_domains, "regexDomainExclusion"),
+        for (key, into) in [
+            ("domainFilters", "regexDomainFilter"),
+            ("excludeDomains", "regexDomainExclusion"),
         ] {
-            if !list.is_empty() {
+            if !s.list(key).is_empty() {
                 let why = ignored_why(&group.prefix, include.is_some(), &place, into);
                 out.push((*source, CompileError::new(group.at.key(key), why)));
             }
@@ -446,8 +446,11 @@ fn lint(doc: &RulesDoc, pending: &mut Vec<Pending>) -> Vec<CompileError> {
     let mut out = Vec::new();
     for (ns, scope) in Scope::of(doc) {
         let at = Scope::path(ns);
-        filters(&at, "domainFilters", scope.domain_filters, &mut out);
+        let warned = filters(&at, "domainFilters", scope.domain_filters, &mut out);
         filters(&at, "excludeDomains", scope.exclude_domains, &mut out);
+        if let Some(ns) = ns {
+            delegations(ns, &at, scope.domain_filters, &warned, pending);
+        }
         impossible(
             &at,
             "regexDomainFilter",
@@ -462,7 +465,6 @@ fn lint(doc: &RulesDoc, pending: &mut Vec<Pending>) -> Vec<CompileError> {
         );
     }
     pending.extend(issuer_needed(doc).map(Pending::Issuer));
-    delegations(doc, pending);
     exempted(doc, pending);
     service_types(doc, &mut out, pending);
     out
@@ -483,31 +485,36 @@ fn issuer_needed(doc: &RulesDoc) -> Option<CompileError> {
     Some(CompileError::new(path, "irsa.issuer (this cluster's OIDC issuer URL) is not set, so no trust policy can be checked: every ServiceAccount with a role ARN is admitted with a \"cannot verify\" warning; set irsa.issuer to the cluster's issuer (aws eks describe-cluster --name <cluster> --query cluster.identity.oidc.issuer)"))
 }
 
-/// Each domain a namespace of `doc` is delegated (`namespaces.<ns>.domainFilters`), but those
-/// [`filter_problem`] warns about already.
-fn delegations(doc: &RulesDoc, pending: &mut Vec<Pending>) {
-    for (ns, filter) in &doc.namespaces {
-        let at = Scope::path(Some(ns)).key("domainFilters");
-        for (i, domain) in filter.domain_filters.iter().enumerate() {
-            if crate::filter::is_dropped(domain) || filter_problem(domain, false).is_some() {
-                continue;
-            }
-            pending.push(Pending::Delegation {
-                path: at.index(i),
-                namespace: ns.clone(),
-                domain: domain.clone(),
-            });
-        }
-    }
+/// Each domain delegated to namespace `ns` (its `domainFilters`, at `at`) but those external-dns
+/// drops as empty and those [`filter_problem`] warned about already (the indices `warned`).
+fn delegations(
+    ns: &str,
+    at: &KeyPath,
+    domains: &[String],
+    warned: &[usize],
+    pending: &mut Vec<Pending>,
+) {
+    let kept = (domains.iter().enumerate())
+        .filter(|(i, domain)| !warned.contains(i) && !crate::filter::is_dropped(domain));
+    pending.extend(kept.map(|(i, domain)| Pending::Delegation {
+        path: at.key("domainFilters").index(i),
+        namespace: ns.to_string(),
+        domain: domain.clone(),
+    }));
 }
 
-fn filters(at: &KeyPath, key: &str, list: &[String], out: &mut Vec<CompileError>) {
+/// A warning at each item of the list `key` at `at` that [`filter_problem`] finds fault with;
+/// the indices of those items.
+fn filters(at: &KeyPath, key: &str, list: &[String], out: &mut Vec<CompileError>) -> Vec<usize> {
     let exclusion = key == "excludeDomains";
+    let mut warned = Vec::new();
     for (i, filter) in list.iter().enumerate() {
         if let Some(why) = filter_problem(filter, exclusion) {
             out.push(CompileError::new(at.key(key).index(i), why));
+            warned.push(i);
         }
     }
+    warned
 }
 
 /// A warning at the regex `key` when a literal part of it asks for what a name never holds by
