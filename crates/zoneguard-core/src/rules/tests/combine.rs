@@ -4,27 +4,26 @@ use super::*;
 
 #[test]
 fn several_sources_union_their_lists() {
-    let a = RuleSource {
-        name: "ConfigMap zoneguard/a",
-        text: "domainFilters: [a.com]\nnamespaces: {team-a: {domainFilters: [team-a.a.com]}}\n",
-    };
-    let b = RuleSource {
-        name: "ConfigMap zoneguard/b",
-        text:
-            "domainFilters: [b.com, a.com]\nnamespaces: {team-a: {domainFilters: [team-a.b.com]}}\n",
-    };
-    let rules = RuleSet::from_sources(&[a, b]).unwrap_or_else(|e| panic!("{e:?}"));
+    let a = (
+        "ConfigMap zoneguard/a",
+        "domainFilters: [a.com]\nnamespaces: {team-a: {domainFilters: [team-a.a.com]}}\n",
+    );
+    let b = (
+        "ConfigMap zoneguard/b",
+        "domainFilters: [b.com, a.com]\nnamespaces: {team-a: {domainFilters: [team-a.b.com]}}\n",
+    );
+    let rules = named_sources(&[a, b]).unwrap_or_else(|e| panic!("{e:?}"));
     assert_eq!(rules.cluster.spec().include, ["a.com", "b.com"]);
     assert!(rules.namespaces["team-a"].matches("x.team-a.b.com"));
-    let c = RuleSource {
-        name: "ConfigMap zoneguard/c",
-        text: "sources: {ingressClassNames: [public], serviceTypeFilter: [LoadBalancer]}\n",
-    };
-    let d = RuleSource {
-        name: "ConfigMap zoneguard/d",
-        text: "sources: {ingressClassNames: [edge, public], serviceTypeFilter: [NodePort]}\n",
-    };
-    let rules = RuleSet::from_sources(&[c, d]).unwrap_or_else(|e| panic!("{e:?}"));
+    let c = (
+        "ConfigMap zoneguard/c",
+        "sources: {ingressClassNames: [public], serviceTypeFilter: [LoadBalancer]}\n",
+    );
+    let d = (
+        "ConfigMap zoneguard/d",
+        "sources: {ingressClassNames: [edge, public], serviceTypeFilter: [NodePort]}\n",
+    );
+    let rules = named_sources(&[c, d]).unwrap_or_else(|e| panic!("{e:?}"));
     assert_eq!(rules.sources.ingress_class_names, ["public", "edge"]);
     assert_eq!(rules.sources.service_types, ["LoadBalancer", "NodePort"]);
 }
@@ -45,20 +44,11 @@ fn two_sources_with_different_selectors_or_templates_are_a_conflict() {
         ),
     ];
     for (first, other, key) in table {
-        let a = RuleSource {
-            name: "ConfigMap zoneguard/a",
-            text: first,
-        };
-        let same = RuleSource {
-            name: "ConfigMap zoneguard/same",
-            text: first,
-        };
-        let b = RuleSource {
-            name: "ConfigMap zoneguard/b",
-            text: other,
-        };
-        assert!(RuleSet::from_sources(&[a, same]).is_ok(), "{key}");
-        let errors = RuleSet::from_sources(&[a, b]).err().unwrap_or_default();
+        let a = ("ConfigMap zoneguard/a", first);
+        let same = ("ConfigMap zoneguard/same", first);
+        let b = ("ConfigMap zoneguard/b", other);
+        assert!(named_sources(&[a, same]).is_ok(), "{key}");
+        let errors = named_sources(&[a, b]).err().unwrap_or_default();
         assert_eq!(errors.len(), 1, "{errors:?}");
         let e = &errors[0];
         assert_eq!(
@@ -71,15 +61,12 @@ fn two_sources_with_different_selectors_or_templates_are_a_conflict() {
 
 #[test]
 fn two_sources_that_disagree_on_a_setting_are_a_conflict_naming_both() {
-    let a = RuleSource {
-        name: "ConfigMap zoneguard/a",
-        text: "enforcement: deny\n",
-    };
-    let b = RuleSource {
-        name: "ConfigMap zoneguard/b",
-        text: "domainFilters: [x.com]\nenforcement: warn\n",
-    };
-    let errors = RuleSet::from_sources(&[a, b]).err().unwrap_or_default();
+    let a = ("ConfigMap zoneguard/a", "enforcement: deny\n");
+    let b = (
+        "ConfigMap zoneguard/b",
+        "domainFilters: [x.com]\nenforcement: warn\n",
+    );
+    let errors = named_sources(&[a, b]).err().unwrap_or_default();
     assert_eq!(errors.len(), 1);
     let e = &errors[0];
     assert_eq!(
@@ -109,15 +96,9 @@ fn a_conflict_names_the_other_source_without_the_file_both_share_and_its_line() 
         ),
     ];
     for (first, second, needle) in table {
-        let a = RuleSource {
-            name: first,
-            text: "domainFilters: [x.com]\nenforcement: deny\n",
-        };
-        let b = RuleSource {
-            name: second,
-            text: "enforcement: warn\n",
-        };
-        let errors = RuleSet::from_sources(&[a, b]).err().unwrap_or_default();
+        let a = (first, "domainFilters: [x.com]\nenforcement: deny\n");
+        let b = (second, "enforcement: warn\n");
+        let errors = named_sources(&[a, b]).err().unwrap_or_default();
         assert_eq!(errors.len(), 1, "{errors:?}");
         assert!(errors[0].message.starts_with(needle), "{}", errors[0]);
         assert!(
@@ -134,28 +115,10 @@ fn a_conflict_names_the_other_source_without_the_file_both_share_and_its_line() 
 fn the_same_trust_policy_twice_is_no_conflict_but_a_different_one_is() {
     let p1 = "irsa: {trustPolicies: {'arn:aws:iam::111122223333:role/x': {Version: '2012-10-17', Statement: []}}}\n";
     let p2 = "irsa: {trustPolicies: {'arn:aws:iam::111122223333:role/x': {Version: '2008-10-17', Statement: []}}}\n";
-    let same = [
-        RuleSource {
-            name: "a",
-            text: p1,
-        },
-        RuleSource {
-            name: "b",
-            text: p1,
-        },
-    ];
-    assert!(RuleSet::from_sources(&same).is_ok());
-    let differ = [
-        RuleSource {
-            name: "a",
-            text: p1,
-        },
-        RuleSource {
-            name: "b",
-            text: p2,
-        },
-    ];
-    assert!(RuleSet::from_sources(&differ).is_err());
+    let same = [("a", p1), ("b", p1)];
+    assert!(named_sources(&same).is_ok());
+    let differ = [("a", p1), ("b", p2)];
+    assert!(named_sources(&differ).is_err());
 }
 
 const POLICY: &str = r#"{"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"Federated": "arn:aws:iam::111122223333:oidc-provider/oidc.example/id/A"}, "Action": "sts:AssumeRoleWithWebIdentity"}]}"#;

@@ -54,15 +54,15 @@ fn an_annotation_prefix_must_be_a_dns_subdomain_ending_in_a_slash() {
 
 #[test]
 fn each_inject_rule_remembers_its_source_and_its_index_there() {
-    let a = RuleSource {
-        name: "ConfigMap zoneguard/zoneguard-rules-base",
-        text: "inject:\n- annotations: {a.io/x: '1'}\n",
-    };
-    let b = RuleSource {
-        name: "ConfigMap zoneguard/zoneguard-rules-platform",
-        text: "inject:\n- annotations: {b.io/x: '1'}\n- annotations: {b.io/y: '1'}\n",
-    };
-    let rules = RuleSet::from_sources(&[a, b]).unwrap_or_else(|e| panic!("{e:?}"));
+    let a = (
+        "ConfigMap zoneguard/zoneguard-rules-base",
+        "inject:\n- annotations: {a.io/x: '1'}\n",
+    );
+    let b = (
+        "ConfigMap zoneguard/zoneguard-rules-platform",
+        "inject:\n- annotations: {b.io/x: '1'}\n- annotations: {b.io/y: '1'}\n",
+    );
+    let rules = named_sources(&[a, b]).unwrap_or_else(|e| panic!("{e:?}"));
     let table: [(usize, &str); 3] = [
         (0, "inject[0] of ConfigMap zoneguard/zoneguard-rules-base"),
         (
@@ -78,7 +78,7 @@ fn each_inject_rule_remembers_its_source_and_its_index_there() {
         assert_eq!(rules.inject[index].index, index);
         assert_eq!(rules.inject_rule_name(index), name);
     }
-    let alone = RuleSet::from_sources(&[b]).unwrap_or_else(|e| panic!("{e:?}"));
+    let alone = named_sources(&[b]).unwrap_or_else(|e| panic!("{e:?}"));
     assert_eq!(
         alone.inject_rule_name(1),
         "inject[1] of ConfigMap zoneguard/zoneguard-rules-platform"
@@ -203,19 +203,16 @@ fn a_ttl_under_the_configured_prefix_is_checked_and_blamed_on_the_source_that_in
     );
     // The prefix comes from one source, the rule from another: the combined rules find it,
     // and the error names the source of the rule, its index and line there.
-    let prefix = RuleSource {
-        name: "ConfigMap zoneguard/prefix",
-        text: "annotationPrefix: dns.example.io/\n",
-    };
-    let injects = RuleSource {
-        name: "ConfigMap zoneguard/inject",
-        text: "inject:\n  - annotations: {a.io/x: '1'}\n  - kinds: [Service]\n    annotations:\n      dns.example.io/ttl: '0'\n",
-    };
-    let before = RuleSource {
-        name: "ConfigMap zoneguard/before",
-        text: "inject:\n  - annotations: {b.io/x: '1'}\n",
-    };
-    let errors = RuleSet::from_sources(&[before, prefix, injects])
+    let prefix = (
+        "ConfigMap zoneguard/prefix",
+        "annotationPrefix: dns.example.io/\n",
+    );
+    let injects = ("ConfigMap zoneguard/inject", "inject:\n  - annotations: {a.io/x: '1'}\n  - kinds: [Service]\n    annotations:\n      dns.example.io/ttl: '0'\n");
+    let before = (
+        "ConfigMap zoneguard/before",
+        "inject:\n  - annotations: {b.io/x: '1'}\n",
+    );
+    let errors = named_sources(&[before, prefix, injects])
         .err()
         .unwrap_or_default();
     assert_eq!(errors.len(), 1, "{errors:?}");
