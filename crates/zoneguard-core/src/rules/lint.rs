@@ -20,8 +20,18 @@ pub(super) struct Lints<'a> {
 }
 
 impl<'a> Lints<'a> {
+    /// The warnings of the documents `parsed`, each alone and then scope by scope over all.
+    pub(super) fn of(parsed: &[Parsed<'a>]) -> Self {
+        let mut lints = Self::default();
+        for p in parsed {
+            lints.note(&p.doc, p.source);
+        }
+        lints.note_scopes(parsed);
+        lints
+    }
+
     /// Notes the warnings of the document `doc` of `source`.
-    pub(super) fn note(&mut self, doc: &RulesDoc, source: RuleSource<'a>) {
+    fn note(&mut self, doc: &RulesDoc, source: RuleSource<'a>) {
         let mut pending = Vec::new();
         self.settled
             .extend(lint(doc, &mut pending).into_iter().map(|w| (source, w)));
@@ -34,7 +44,7 @@ impl<'a> Lints<'a> {
     /// whole (each source's in turn), then lists that only empty items make up, then plain
     /// lists a regex of their scope makes ignored. A delegated domain such a regex makes
     /// ignored is not warned about as out of the cluster's reach: it is never used.
-    pub(super) fn note_scopes(&mut self, parsed: &[Parsed<'a>]) {
+    fn note_scopes(&mut self, parsed: &[Parsed<'a>]) {
         let mut excluding: BTreeMap<Option<&str>, (ScopeGroup, DomainFilter)> = BTreeMap::new();
         let (mut empty_lists, mut ignored_lists) = (Vec::new(), Vec::new());
         for group in scopes(parsed) {
