@@ -16,7 +16,7 @@ use kube::{Api, Client, Resource};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use zoneguard_core::admission::{RULES_KEY, RULES_LABEL};
-use zoneguard_core::rules::{RuleSet, RuleSource};
+use zoneguard_core::rules::{RuleSet, RuleSource, RulesError};
 
 /// One rule ConfigMap as last seen.
 #[derive(Debug, Clone, PartialEq)]
@@ -100,6 +100,24 @@ fn sources_of(state: &State) -> Vec<(String, String)> {
         .collect()
 }
 
+/// The rule set the ConfigMaps of `state` combine into, read on the blocking pool: a large one
+/// takes the better part of a second, which would hold up the admissions of an async worker.
+async fn combined(state: &State) -> Result<RuleSet, Vec<RulesError>> {
+    let texts: Vec<(String, String)> = state
+        .iter()
+        .filter_map(|(name, e)| e.text.clone().map(|text| (name.clone(), text)))
+        .collect();
+    let read = tokio::task::spawn_blocking(move || {
+        let sources: Vec<RuleSource<'_>> = texts
+            .iter()
+            .map(|(name, text)| RuleSource { name, text })
+            .collect();
+        RuleSet::from_sources(&sources)
+    });
+    read.await
+        .unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic()))
+}
+
 /// Combines `state` and installs it; returns whether it was installed.
 async fn reconcile(state: &State, store: &RulesStore, recorder: &Recorder) -> bool {
     if state.is_empty() {
@@ -118,11 +136,7 @@ async fn reconcile(state: &State, store: &RulesStore, recorder: &Recorder) -> bo
         })
         .collect();
     if problems.is_empty() {
-        let sources: Vec<RuleSource<'_>> = state
-            .iter()
-            .filter_map(|(name, e)| e.text.as_deref().map(|text| RuleSource { name, text }))
-            .collect();
-        match RuleSet::from_sources(&sources) {
+        match combined(state).await {
             Ok(rules) => {
                 store.install(
                     rules,

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Smoke run of the benchmark scripts: each of scripts/bench.sh, scripts/soak.sh, scripts/scale.sh
-# and bench/apiserver-overhead.sh once, end to end, with its smallest settings and the debug
+# Smoke run of the benchmark scripts: each of scripts/bench.sh, scripts/soak.sh, scripts/scale.sh,
+# bench/apiserver-overhead.sh and scripts/reload-latency.sh once, end to end, with its smallest settings and the debug
 # builds, so that a change that breaks one of them (a flag its servers no longer accept, a
 # missing tool, a table it no longer prints) fails the test suite instead of the next benchmark.
 #
-#   tests/bench-smoke.sh                    # all four
-#   tests/bench-smoke.sh bench soak         # some of them: bench soak scale overhead
+#   tests/bench-smoke.sh                    # all five
+#   tests/bench-smoke.sh bench soak         # some of them: bench soak scale overhead reload
 #
 # A script passes when it exits 0 and its output holds the lines of its figures table (checked
 # by pattern). No figure is asserted: debug builds are slow, and the figures are the benchmarks'
@@ -16,7 +16,8 @@
 #             rotation (it exits non-zero if a request failed or either did not take);
 #   scale     the 1x rule set only, 1 s of load;
 #   overhead  10 Services + 10 Ingresses, 1 round each way, concurrency 2 (etcd and
-#             kube-apiserver from scripts/tools.sh, as the end-to-end suite).
+#             kube-apiserver from scripts/tools.sh, as the end-to-end suite);
+#   reload    the 1x rule set, 2 rounds of 2 s at 100 requests/s (one reload).
 # Each script stops every process it started (on failure and on TERM too); each runs under a
 # time limit (BENCH_SMOKE_TIMEOUT seconds, default 300), and its whole output is shown when it
 # fails. Traffic stays on 127.0.0.1.
@@ -109,11 +110,18 @@ smoke_overhead() {
     -- APILOAD_N=10 APILOAD_ROUNDS=1 APILOAD_CONCURRENCY=2
 }
 
+smoke_reload() {
+  run reload scripts/reload-latency.sh \
+    '^2 +1x +[0-9]+ \| +[1-9][0-9]* ' \
+    '^admissions during a 1x reload: worst p99 [0-9.]+ ms, worst max [0-9.]+ ms' \
+    -- RELOAD_MULTIPLIER=1 RELOAD_ROUNDS=2 RELOAD_SECONDS=2 RELOAD_RATE=100
+}
+
 main() {
   local which=("$@") name started
-  ((${#which[@]})) || which=(bench soak scale overhead)
+  ((${#which[@]})) || which=(bench soak scale overhead reload)
   for name in "${which[@]}"; do
-    [[ "$name" =~ ^(bench|soak|scale|overhead)$ ]] || die "no smoke named $name (bench, soak, scale, overhead)"
+    [[ "$name" =~ ^(bench|soak|scale|overhead|reload)$ ]] || die "no smoke named $name (bench, soak, scale, overhead, reload)"
   done
   work_init bench-smoke "logs"
   build

@@ -11,6 +11,7 @@ use notify::{Event, EventKind, RecursiveMode, Watcher};
 use std::collections::BTreeSet;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
@@ -94,7 +95,7 @@ where
     )))
 }
 
-async fn run<F: Fn()>(
+async fn run<F: Fn() + Send + Sync + 'static>(
     what: &'static str,
     watcher: notify::RecommendedWatcher,
     mut rx: mpsc::UnboundedReceiver<()>,
@@ -103,21 +104,32 @@ async fn run<F: Fn()>(
     on_change: F,
 ) {
     let _watcher = watcher; // dropping it stops the notifications
+    let on_change = Arc::new(on_change);
     let mut poll = tokio::time::interval(timing.poll);
     poll.tick().await;
     loop {
         tokio::select! {
             () = shutdown.cancelled() => break,
-            _ = poll.tick() => on_change(),
+            _ = poll.tick() => call(what, &on_change).await,
             got = rx.recv() => {
                 if got.is_none() {
                     break;
                 }
                 debounce(&mut rx, timing.debounce).await;
                 tracing::debug!(what, "change detected");
-                on_change();
+                call(what, &on_change).await;
             }
         }
+    }
+}
+
+/// Calls `on_change` on the blocking pool, and waits for it: reading a large rule set takes the
+/// better part of a second, which would hold up the admissions of the async worker it ran on.
+/// A panic in it is logged, and the next change calls it again.
+async fn call<F: Fn() + Send + Sync + 'static>(what: &'static str, on_change: &Arc<F>) {
+    let on_change = on_change.clone();
+    if let Err(e) = tokio::task::spawn_blocking(move || on_change()).await {
+        tracing::error!(what, error = %e, "reading the changed files failed");
     }
 }
 
@@ -170,5 +182,28 @@ mod tests {
                 "{kind:?} {paths:?}"
             );
         }
+    }
+
+    /// On a runtime of one thread, a callback run in place would wait forever for a task that
+    /// cannot run until it returns; run on the blocking pool, it gets its message.
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_slow_callback_does_not_hold_up_the_async_tasks() {
+        let (tx, rx) = std::sync::mpsc::channel::<()>();
+        let rx = std::sync::Mutex::new(rx);
+        let got = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let callback = {
+            let got = got.clone();
+            move || {
+                let message = rx
+                    .lock()
+                    .expect("lock")
+                    .recv_timeout(Duration::from_secs(10));
+                got.store(message.is_ok(), std::sync::atomic::Ordering::SeqCst);
+            }
+        };
+        let sender = tokio::spawn(async move { tx.send(()).expect("the callback waits") });
+        call("test", &Arc::new(callback)).await;
+        sender.await.expect("the async task ran");
+        assert!(got.load(std::sync::atomic::Ordering::SeqCst));
     }
 }
