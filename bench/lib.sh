@@ -47,6 +47,24 @@ now_us() {
   printf '%s' "$((10#$t))"
 }
 
+# rules_generation PORT: zoneguard_rules_generation from http://127.0.0.1:PORT/metrics.
+rules_generation() { http_get "$1" /metrics | awk '$1 == "zoneguard_rules_generation" { print $2 }'; }
+
+# rename_rules_in NEW RULES PORT: renames NEW onto RULES (as a ConfigMap volume update replaces a
+# file) and waits, up to 120 s, until zoneguard on probe PORT has a new rules generation; prints
+# the microseconds from the rename to the new generation.
+rename_rules_in() {
+  local new="$1" rules="$2" port="$3" before t0
+  before="$(rules_generation "$port")"
+  t0="$(now_us)"
+  mv "$new" "$rules"
+  until [[ "$(rules_generation "$port")" != "$before" ]]; do
+    [[ $(now_us) -lt $((t0 + 120000000)) ]] || die "no reload within 120 s"
+    sleep 0.002
+  done
+  printf '%d' $(($(now_us) - t0))
+}
+
 # wait_ready PID PORT TIMEOUT_S: polls http://127.0.0.1:PORT/readyz every ~2 ms; prints the
 # microseconds waited. Fails when PID exits or the time runs out.
 wait_ready() {

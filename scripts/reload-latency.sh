@@ -39,24 +39,6 @@ cp "$W/rules-a.yaml" "$rules"
 
 serve_zoneguard "$W/serve.log" "$ZONEGUARD_BIN" "$rules" "$W/tls/tls.crt" "$W/tls/tls.key" \
   --reload-debounce 1ms --log-level warn
-generation() { http_get "$ZG_PROBE" /metrics | awk '$1 == "zoneguard_rules_generation" { print $2 }'; }
-
-# reload SALT: renames a copy of rules-SALT.yaml into place and waits for the new generation;
-# prints the milliseconds that took.
-reload() {
-  local before t0 deadline
-  before="$(generation)"
-  cp "$W/rules-$1.yaml" "$rules.new"
-  t0="$(now_us)"
-  mv "$rules.new" "$rules"
-  deadline=$((t0 + 120000000))
-  until [[ "$(generation)" != "$before" ]]; do
-    [[ $(now_us) -lt $deadline ]] || die "no reload within 120 s"
-    sleep 0.002
-  done
-  printf '%d' $((($(now_us) - t0) / 1000))
-}
-
 ms() { awk -v u="$1" 'BEGIN { printf "%.1f", u / 1000 }'; }
 
 printf '%-5s %-7s %9s | %8s %8s %8s %8s %10s\n' \
@@ -69,7 +51,9 @@ for ((round = 1; round <= ROUNDS; round++)); do
   reload_ms="-" what="none"
   if ((round > 1)); then
     sleep "$(awk -v s="$SECONDS_PER_ROUND" 'BEGIN { print s / 3 }')"
-    reload_ms="$(reload "$salt")" what="${MULTIPLIER}x"
+    cp "$W/rules-$salt.yaml" "$rules.new"
+    reload_us="$(rename_rules_in "$rules.new" "$rules" "$ZG_PROBE")"
+    reload_ms=$((reload_us / 1000)) what="${MULTIPLIER}x"
     salt=$([[ $salt == a ]] && echo b || echo a)
   fi
   wait "$wrk_pid" || { cat "$W/wrk-$round.out" >&2; die "wrk failed in round $round"; }

@@ -40,7 +40,6 @@ spec:
   rules: [{host: www.team-1.zone1.example.com}]
 YAML
 
-generation() { http_get "$1" /metrics | awk '$1 == "zoneguard_rules_generation" { print $2 }'; }
 # metric_sum_count PORT: "<sum> <count>" of the admission duration histogram, all endpoints.
 metric_sum_count() {
   http_get "$1" /metrics | awk '
@@ -76,16 +75,8 @@ for m in $MULTIPLIERS; do
   rss_ready="$(status_kib VmRSS "$pid")"
 
   # Reload: a document of the same size with another salt, renamed into place.
-  gen_before="$(generation "$probe")"
   "$BENCH_DIR/gen-rules.sh" "$filters" "$namespaces" "$policies" 3 b >"$rules.new"
-  t0="$(now_us)"
-  mv "$rules.new" "$rules"
-  deadline=$((t0 + 120000000))
-  until [[ "$(generation "$probe")" != "$gen_before" ]]; do
-    [[ $(now_us) -lt $deadline ]] || die "no reload within 120 s at ${m}x"
-    sleep 0.002
-  done
-  reload_us=$(($(now_us) - t0))
+  reload_us="$(rename_rules_in "$rules.new" "$rules" "$probe")"
   rss_after="$(status_kib VmRSS "$pid")"
   hwm="$(status_kib VmHWM "$pid")"
 

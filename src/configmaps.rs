@@ -85,14 +85,18 @@ pub async fn watch(client: Client, namespace: String, store: Arc<RulesStore>) {
             }
         };
         if changed {
-            store.set_rule_sources(sources_of(&state));
-            if installed.as_ref() != Some(&state) && reconcile(&state, &store, &recorder).await {
+            let sources = Arc::new(sources_of(&state));
+            store.set_rule_sources(sources.clone());
+            if installed.as_ref() != Some(&state)
+                && reconcile(&state, sources, &store, &recorder).await
+            {
                 installed = Some(state.clone());
             }
         }
     }
 }
 
+/// Each rule ConfigMap's name and rules text, those without the key left out.
 fn sources_of(state: &State) -> Vec<(String, String)> {
     state
         .iter()
@@ -100,13 +104,10 @@ fn sources_of(state: &State) -> Vec<(String, String)> {
         .collect()
 }
 
-/// The rule set the ConfigMaps of `state` combine into, read on the blocking pool: a large one
-/// takes the better part of a second, which would hold up the admissions of an async worker.
-async fn combined(state: &State) -> Result<RuleSet, Vec<RulesError>> {
-    let texts: Vec<(String, String)> = state
-        .iter()
-        .filter_map(|(name, e)| e.text.clone().map(|text| (name.clone(), text)))
-        .collect();
+/// The rule set the rule ConfigMaps' `texts` (name, text) combine into, read on the blocking
+/// pool: a large one takes the better part of a second, which would hold up the admissions of an
+/// async worker.
+async fn combined(texts: Arc<Vec<(String, String)>>) -> Result<RuleSet, Vec<RulesError>> {
     let read = tokio::task::spawn_blocking(move || {
         let sources: Vec<RuleSource<'_>> = texts
             .iter()
@@ -118,8 +119,14 @@ async fn combined(state: &State) -> Result<RuleSet, Vec<RulesError>> {
         .unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic()))
 }
 
-/// Combines `state` and installs it; returns whether it was installed.
-async fn reconcile(state: &State, store: &RulesStore, recorder: &Recorder) -> bool {
+/// Combines `state` (whose texts are `sources`, as `sources_of` lists them) and installs it;
+/// returns whether it was installed.
+async fn reconcile(
+    state: &State,
+    sources: Arc<Vec<(String, String)>>,
+    store: &RulesStore,
+    recorder: &Recorder,
+) -> bool {
     if state.is_empty() {
         let problem = "no rule ConfigMap exists: the last valid rule set stays in force (apply an empty rules document to run with no rules)".to_string();
         store.refuse(Origin::ConfigMap, &[problem]);
@@ -136,7 +143,7 @@ async fn reconcile(state: &State, store: &RulesStore, recorder: &Recorder) -> bo
         })
         .collect();
     if problems.is_empty() {
-        match combined(state).await {
+        match combined(sources).await {
             Ok(rules) => {
                 store.install(
                     rules,

@@ -108,8 +108,8 @@ impl RulesStore {
         self.rule_sources.load_full()
     }
 
-    pub fn set_rule_sources(&self, sources: Vec<(String, String)>) {
-        self.rule_sources.store(Arc::new(sources));
+    pub fn set_rule_sources(&self, sources: Arc<Vec<(String, String)>>) {
+        self.rule_sources.store(sources);
     }
 
     /// Record that new rules from `origin` were refused; the set in force stays.
