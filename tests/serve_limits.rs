@@ -121,6 +121,50 @@ async fn a_rule_configmap_whose_aliases_repeat_gigabytes_is_denied_at_its_line()
     assert_eq!(next["allowed"], true, "{next}");
 }
 
+/// A review of a rule ConfigMap labelled as zoneguard's rules, carrying `text`.
+fn rule_configmap_review(name: &str, text: &str) -> serde_json::Value {
+    json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+        "request": {"uid": name, "kind": {"group": "", "version": "v1", "kind": "ConfigMap"},
+            "namespace": "zoneguard", "name": name, "operation": "CREATE",
+            "object": {"apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": name, "namespace": "zoneguard",
+                    "labels": {"zoneguard.io/rules": "true"}},
+                "data": {"rules.yaml": text}}}})
+}
+
+// One async thread for the server and the test: a rule set read on it would hold every other
+// request, the metrics page included, until it was read.
+#[tokio::test(flavor = "current_thread")]
+async fn a_rule_configmap_being_read_holds_up_no_other_admission() {
+    let filters: String = (0..60_000)
+        .map(|i| format!("  - zone{i}.example.com\n"))
+        .collect();
+    let large = rule_configmap_review("large", &format!("domainFilters:\n{filters}"));
+    let s = server().await;
+    let (client, url) = (s.client(), s.url("/validate"));
+    let judged = tokio::spawn(async move { review(&client, &url, &large).await });
+    let in_flight = "zoneguard_admission_in_flight_requests";
+    let reading = eventually(Duration::from_secs(20), || async {
+        let (_, text) = get_text(&s.probe("/metrics")).await;
+        metric(&text, in_flight) == Some(1.0)
+    })
+    .await;
+    assert!(
+        reading,
+        "the rule ConfigMap's review was never seen in flight"
+    );
+    let next = s.answer("/validate", "ingress-create-allowed.json").await;
+    assert_eq!(next["allowed"], true, "{next}");
+    let (_, text) = get_text(&s.probe("/metrics")).await;
+    assert_eq!(
+        metric(&text, in_flight),
+        Some(1.0),
+        "the next admission was answered only once the rule set was read"
+    );
+    let response = judged.await.unwrap();
+    assert_eq!(response["allowed"], true, "{response}");
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn metrics_counters_move() {
     let s = server().await;

@@ -7,7 +7,7 @@ use super::error::ApiError;
 use super::guard::{Guard, GuardLayer};
 use super::metrics::{self, Metrics, RequestKey, Verdict};
 use super::review::{self, Review};
-use super::rules_store::RulesStore;
+use super::rules_store::{LoadedRules, RulesStore};
 use crate::iam::Resolver;
 use axum::body::Bytes;
 use axum::http::{header, HeaderValue, Method, Request, StatusCode};
@@ -169,34 +169,11 @@ impl Webhook {
         }
     }
 
-    async fn admit(&self, endpoint: Endpoint, body: &[u8]) -> Result<Answer, ApiError> {
+    async fn admit(&self, endpoint: Endpoint, body: &Bytes) -> Result<Answer, ApiError> {
         let started = Instant::now();
         let review = review::parse(body)?;
         let loaded = self.rules.current().ok_or(ApiError::RulesNotLoaded)?;
-        let request = review.core_request();
-        let facts = match endpoint {
-            Endpoint::Validate => self.resolver.resolve(&loaded.rules, &request).await,
-            Endpoint::Mutate => Facts::none(),
-        };
-        // Only a rule ConfigMap is judged against the other rule ConfigMaps.
-        let is_rules = request.group.is_empty() && request.kind == "ConfigMap";
-        let sources =
-            (endpoint == Endpoint::Validate && is_rules).then(|| self.rules.rule_sources());
-        let others: Vec<RuleSource<'_>> = sources
-            .iter()
-            .flat_map(|all| all.iter())
-            .map(|(name, text)| RuleSource { name, text })
-            .collect();
-        let decide = || match endpoint {
-            Endpoint::Validate => {
-                admission::validate_full(&loaded.rules, &request, &others, &facts)
-            }
-            Endpoint::Mutate => admission::mutate(&loaded.rules, &request),
-        };
-        let mut decision = std::panic::catch_unwind(AssertUnwindSafe(decide)).map_err(|_| {
-            tracing::error!(uid = %review.uid, kind = %review.kind.kind, "the rules engine failed on this request");
-            ApiError::Internal
-        })?;
+        let mut decision = self.decide(endpoint, &review, &loaded, body).await?;
         decision.fit_warnings(self.limits.max_message_lines);
         let answer = review::respond(&review, &decision, self.limits.max_message_lines).to_json();
         self.record(
@@ -207,6 +184,57 @@ impl Webhook {
             loaded.generation,
         );
         Ok(Answer(answer))
+    }
+
+    /// The core's decision on `review`, read from `body`.
+    async fn decide(
+        &self,
+        endpoint: Endpoint,
+        review: &Review<'_>,
+        loaded: &Arc<LoadedRules>,
+        body: &Bytes,
+    ) -> Result<Decision, ApiError> {
+        let request = review.core_request();
+        match endpoint {
+            Endpoint::Mutate => engine(review, || admission::mutate(&loaded.rules, &request)),
+            Endpoint::Validate if is_rule_configmap(&request) => {
+                self.judge_rule_configmap(body.clone(), loaded.clone())
+                    .await
+            }
+            Endpoint::Validate => {
+                let facts = self.resolver.resolve(&loaded.rules, &request).await;
+                engine(review, || {
+                    admission::validate_full(&loaded.rules, &request, &[], &facts)
+                })
+            }
+        }
+    }
+
+    /// A rule ConfigMap is judged together with the other rule ConfigMaps: reading them all
+    /// takes tens of milliseconds, up to a second for a large rule set, so it is done on tokio's
+    /// blocking pool, where it holds up no other admission. The review is read again there from
+    /// the same bytes.
+    async fn judge_rule_configmap(
+        &self,
+        body: Bytes,
+        loaded: Arc<LoadedRules>,
+    ) -> Result<Decision, ApiError> {
+        let sources = self.rules.rule_sources();
+        let judge = move || {
+            let review = review::parse(&body)?;
+            let request = review.core_request();
+            let others: Vec<RuleSource<'_>> = sources
+                .iter()
+                .map(|(name, text)| RuleSource { name, text })
+                .collect();
+            engine(&review, || {
+                admission::validate_full(&loaded.rules, &request, &others, &Facts::none())
+            })
+        };
+        tokio::task::spawn_blocking(judge).await.map_err(|e| {
+            tracing::error!(error = %e, "the review of a rule ConfigMap did not finish");
+            ApiError::Internal
+        })?
     }
 
     // Kept out of line so that `scripts/instructions.sh` can count it in the LTO build.
@@ -266,6 +294,22 @@ impl Webhook {
             admission_event!(tracing::Level::DEBUG);
         }
     }
+}
+
+/// The core's decision from `decide`; a panic in it is logged with the review's uid and kind,
+/// and answered 500, never taken for a verdict.
+fn engine(review: &Review<'_>, decide: impl FnOnce() -> Decision) -> Result<Decision, ApiError> {
+    std::panic::catch_unwind(AssertUnwindSafe(decide)).map_err(|_| {
+        tracing::error!(uid = %review.uid, kind = %review.kind.kind, "the rules engine failed on this request");
+        ApiError::Internal
+    })
+}
+
+/// A write of a ConfigMap labelled as zoneguard's rules: the only review that reads rule sets.
+fn is_rule_configmap(request: &admission::Request<'_>) -> bool {
+    request.group.is_empty()
+        && request.kind == "ConfigMap"
+        && request.object.is_some_and(admission::is_rules_configmap)
 }
 
 /// `denied`; `skipped` (kind/operation not checked); `warned` / `audited` (admitted with

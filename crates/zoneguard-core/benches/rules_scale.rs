@@ -4,8 +4,9 @@
 //! (plus 3 inject rules), grown 1x, 10x, 100x and 1000x (= 100 000 filters, 2 000 namespaces,
 //! 10 000 trust policies), it prints: the rules text size; `RuleSet::parse` time (best of
 //! a few runs); heap bytes the parsed `RuleSet` keeps and the heap peak while parsing (a
-//! counting global allocator); and the cost of one `validate` of a 3-host Ingress and of a
-//! ServiceAccount, which should not grow with the rules.
+//! counting global allocator); the cost of one `validate` of a 3-host Ingress and of a
+//! ServiceAccount, which should not grow with the rules; and the time to judge an edit of a
+//! small rule ConfigMap while the generated rules are another rule ConfigMap, which reads them.
 //!
 //!     cargo bench -p zoneguard-core --bench rules_scale
 //!     ZONEGUARD_SCALE="1 10 100" cargo bench -p zoneguard-core --bench rules_scale
@@ -21,7 +22,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use zoneguard_core::admission::{self, Operation, Request};
-use zoneguard_core::rules::RuleSet;
+use zoneguard_core::rules::{RuleSet, RuleSource};
 use zoneguard_core::tree::Node;
 
 struct Counting;
@@ -86,28 +87,70 @@ fn per_call(budget: Duration, mut f: impl FnMut()) -> f64 {
     start.elapsed().as_nanos() as f64 / n as f64
 }
 
+/// A request to write `object`, of version v1.
+fn request<'a>(
+    operation: Operation,
+    group: &'a str,
+    kind: &'a str,
+    namespace: &'a str,
+    name: &'a str,
+    object: &'a Node<'a>,
+) -> Request<'a> {
+    Request {
+        operation,
+        group,
+        version: "v1",
+        kind,
+        namespace,
+        name,
+        object: Some(object),
+        old_object: None,
+        sub_resource: None,
+    }
+}
+
 fn validate_cost(rules: &RuleSet, group: &str, kind: &str, ns: &str, object: &Value) -> f64 {
     let name = object
         .pointer("/metadata/name")
         .and_then(Value::as_str)
         .unwrap_or("");
     let object = Node::from(object);
-    let request = Request {
-        operation: Operation::Create,
-        group,
-        version: "v1",
-        kind,
-        namespace: ns,
-        name,
-        object: Some(&object),
-        old_object: None,
-        sub_resource: None,
-    };
+    let request = request(Operation::Create, group, kind, ns, name, &object);
     let decision = admission::validate(rules, &request);
     assert!(decision.allowed, "{kind}: {:?}", decision.violations);
     per_call(Duration::from_millis(500), || {
         black_box(admission::validate(black_box(rules), black_box(&request)));
     })
+}
+
+/// Best time, over `runs`, to judge an edit of a small rule ConfigMap beside `other`, the text
+/// of another rule ConfigMap: what the `rules.zoneguard.io` webhook spends on such an edit.
+fn rule_configmap_edit(rules: &RuleSet, other: &str, runs: usize) -> Duration {
+    let cm = json!({"metadata": {"name": "edit", "labels": {"zoneguard.io/rules": "true"}},
+        "data": {"rules.yaml": "exemptNamespaces: [kube-system]\n"}});
+    let object = Node::from(&cm);
+    let request = request(
+        Operation::Update,
+        "",
+        "ConfigMap",
+        "zoneguard",
+        "edit",
+        &object,
+    );
+    let others = [RuleSource {
+        name: "ConfigMap zoneguard/generated",
+        text: other,
+    }];
+    (0..runs)
+        .map(|_| {
+            let start = Instant::now();
+            let decision = admission::validate_with_rule_sources(rules, &request, &others);
+            let took = start.elapsed();
+            assert!(decision.allowed, "{:?}", decision.violations);
+            took
+        })
+        .min()
+        .unwrap_or_default()
 }
 
 fn main() {
@@ -123,7 +166,7 @@ fn main() {
     let sa = json!({"metadata": {"name": "app-7", "namespace": "ns-7", "annotations": {
         "eks.amazonaws.com/role-arn": "arn:aws:iam::111122223333:role/app-7"}}});
     println!(
-        "{:>6} {:>8} {:>6} {:>7} {:>9} | {:>10} {:>12} {:>12} | {:>14} {:>14}",
+        "{:>6} {:>8} {:>6} {:>7} {:>9} | {:>10} {:>12} {:>12} | {:>14} {:>14} | {:>11}",
         "size",
         "filters",
         "ns",
@@ -133,7 +176,8 @@ fn main() {
         "kept MiB",
         "peak MiB",
         "ingress ns",
-        "SA ns"
+        "SA ns",
+        "CM edit ms"
     );
     for m in sizes {
         let (f, n, p) = (100 * m, 2 * m, 10 * m);
@@ -156,7 +200,7 @@ fn main() {
         let rules = rules.expect("parsed");
         let mib = |b: usize| b as f64 / 1_048_576.0;
         println!(
-            "{:>5}x {:>8} {:>6} {:>7} {:>9.1} | {:>10.1} {:>12.1} {:>12.1} | {:>14.0} {:>14.0}",
+            "{:>5}x {:>8} {:>6} {:>7} {:>9.1} | {:>10.1} {:>12.1} {:>12.1} | {:>14.0} {:>14.0} | {:>11.1}",
             m,
             f,
             n,
@@ -167,6 +211,7 @@ fn main() {
             mib(peak),
             validate_cost(&rules, "networking.k8s.io", "Ingress", "team-1", &ingress),
             validate_cost(&rules, "", "ServiceAccount", "ns-7", &sa),
+            rule_configmap_edit(&rules, &text, runs.max(3)).as_secs_f64() * 1000.0,
         );
     }
 }

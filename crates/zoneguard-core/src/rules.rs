@@ -253,7 +253,30 @@ impl RuleSet {
     /// Parse every source and combine them (lists unioned, scalars must agree).
     /// Every error is returned, each naming its source, line and key.
     pub fn from_sources(sources: &[RuleSource<'_>]) -> Result<Self, Vec<RulesError>> {
-        let parsed = parse_each(sources)?;
+        let several = sources.len() > 1;
+        let mut read = Vec::with_capacity(sources.len());
+        let mut errors = Vec::new();
+        for source in sources {
+            match Read::of(*source, several) {
+                Ok(one) => read.push(one),
+                Err(e) => errors.extend(e),
+            }
+        }
+        if errors.is_empty() {
+            Self::combined(read)
+        } else {
+            Err(errors)
+        }
+    }
+
+    /// One document, alone.
+    pub fn parse(name: &str, text: &str) -> Result<Self, Vec<RulesError>> {
+        Self::from_sources(&[RuleSource { name, text }])
+    }
+
+    /// The rule set of sources each read without error, in order.
+    pub(crate) fn combined(read: Vec<Read<'_>>) -> Result<Self, Vec<RulesError>> {
+        let parsed: Vec<Parsed<'_>> = read.into_iter().map(|r| r.0).collect();
         let (rules, lints) = match parsed.as_slice() {
             // One document is its own combination. Its warnings need the documents, not the
             // compiled rules, so they are judged on a second core while it compiles: that
@@ -271,50 +294,32 @@ impl RuleSet {
             // Combining takes the documents, so their warnings are judged first.
             _ => {
                 let lints = lint::Lints::of(&parsed);
-                (compile_combined(parsed, sources), lints)
+                (compile_combined(parsed), lints)
             }
         };
         let mut rules = rules?;
         rules.warnings = lints.settle(&rules);
         Ok(rules)
     }
-
-    /// One document, alone.
-    pub fn parse(name: &str, text: &str) -> Result<Self, Vec<RulesError>> {
-        Self::from_sources(&[RuleSource { name, text }])
-    }
 }
 
-/// Every source's document, in order. Each of several sources is also compiled alone, so that
-/// an error in it names that source; one source is compiled once, as the whole rule set.
-fn parse_each<'a>(sources: &[RuleSource<'a>]) -> Result<Vec<Parsed<'a>>, Vec<RulesError>> {
-    let mut parsed = Vec::with_capacity(sources.len());
-    let mut errors = Vec::new();
-    for source in sources {
-        let doc = match parse_doc(source) {
-            Ok(doc) => doc,
-            Err(e) => {
-                errors.extend(e);
-                continue;
-            }
-        };
-        if sources.len() > 1 {
+/// One source read without error: its document, and, when it is one of several, the proof
+/// that it compiles alone, so that an error in it names it rather than the combination.
+pub(crate) struct Read<'a>(Parsed<'a>);
+
+impl<'a> Read<'a> {
+    /// `source` parsed, and compiled alone when it is to be combined with others (`several`);
+    /// one source alone is compiled once, as the whole rule set.
+    pub(crate) fn of(source: RuleSource<'a>, several: bool) -> Result<Self, Vec<RulesError>> {
+        let doc = parse_doc(&source)?;
+        if several {
             if let Err(errs) = compile::compile(&doc, &origins(source.name, doc.inject.len())) {
-                errors.extend(compile::locate(
-                    errs.into_iter().map(|e| (*source, e)).collect(),
+                return Err(compile::locate(
+                    errs.into_iter().map(|e| (source, e)).collect(),
                 ));
-                continue;
             }
         }
-        parsed.push(Parsed {
-            source: *source,
-            doc,
-        });
-    }
-    if errors.is_empty() {
-        Ok(parsed)
-    } else {
-        Err(errors)
+        Ok(Read(Parsed { source, doc }))
     }
 }
 
@@ -327,13 +332,11 @@ fn compile_alone(one: &Parsed<'_>) -> Result<RuleSet, Vec<RulesError>> {
 
 /// The rules of several sources, combined; an error of the combination names the source that
 /// wrote the setting at fault where one did.
-fn compile_combined(
-    parsed: Vec<Parsed<'_>>,
-    sources: &[RuleSource<'_>],
-) -> Result<RuleSet, Vec<RulesError>> {
+fn compile_combined(parsed: Vec<Parsed<'_>>) -> Result<RuleSet, Vec<RulesError>> {
+    let sources: Vec<RuleSource<'_>> = parsed.iter().map(|p| p.source).collect();
     let (merged, origins) = combine::combine(parsed)?;
     compile::compile(&merged, &origins).map_err(|errs| {
-        let attributed = errs.into_iter().map(|e| attribute(e, &origins, sources));
+        let attributed = errs.into_iter().map(|e| attribute(e, &origins, &sources));
         compile::locate(attributed.collect())
     })
 }

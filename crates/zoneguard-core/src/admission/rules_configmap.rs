@@ -1,7 +1,7 @@
 //! zoneguard guards its own rule ConfigMaps: a broken edit is refused at apply time.
 
 use super::{Decision, Request};
-use crate::rules::{RuleSet, RuleSource, RulesError};
+use crate::rules::{Read, RuleSet, RuleSource, RulesError};
 use crate::tree::Node;
 use crate::verdict::{Reason, Violation, Warning};
 
@@ -96,17 +96,18 @@ pub fn validate(req: &Request<'_>, object: &Node<'_>, others: &[RuleSource<'_>])
 /// force: this edit's own (its text alone, or a conflict it makes), and the others' (one broken
 /// on its own, or two in conflict), which keep this edit out of force until they are fixed but
 /// are not this edit's fault. When there are none of its own, the warnings about its own text
-/// in the combined rules.
+/// in the combined rules. Each source is read once: those that read alone are combined.
 fn errors_with_others(
     me: &str,
     text: &str,
     others: &[RuleSource<'_>],
 ) -> (Vec<RulesError>, Vec<String>, Vec<RulesError>) {
+    let others: Vec<RuleSource<'_>> = others.iter().filter(|s| s.name != me).copied().collect();
     let mut theirs = Vec::new();
-    let mut sources: Vec<RuleSource<'_>> = Vec::with_capacity(others.len() + 1);
-    for other in others.iter().filter(|s| s.name != me) {
-        match RuleSet::parse(other.name, other.text) {
-            Ok(_) => sources.push(*other),
+    let mut read = Vec::with_capacity(others.len() + 1);
+    for other in others {
+        match Read::of(other, true) {
+            Ok(one) => read.push(one),
             Err(errors) => theirs.push(
                 errors
                     .first()
@@ -114,8 +115,12 @@ fn errors_with_others(
             ),
         }
     }
-    sources.push(RuleSource { name: me, text });
-    let errors = match RuleSet::from_sources(&sources) {
+    let mine = RuleSource { name: me, text };
+    match Read::of(mine, !read.is_empty()) {
+        Ok(one) => read.push(one),
+        Err(errors) => return (errors, theirs, Vec::new()),
+    }
+    let errors = match RuleSet::combined(read) {
         Ok(rules) => {
             let mut warnings = rules.warnings;
             warnings.retain(|w| w.source_name == me);
