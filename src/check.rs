@@ -17,7 +17,7 @@ use manifest::Object;
 use report::{Checked, Outcome, Skipped};
 use serde_json::Value;
 use std::process::ExitCode;
-use zoneguard_core::admission::{self, Operation, Request};
+use zoneguard_core::admission::{self, Decision, Operation, Request};
 use zoneguard_core::irsa::Facts;
 use zoneguard_core::mutation;
 use zoneguard_core::rules::{RuleSet, RuleSource, RulesError};
@@ -241,15 +241,7 @@ fn check_objects(
             .then(|| Node::from(value))
             .filter(|tree| known || admission::is_rules_configmap(tree));
         let Some(tree) = tree else {
-            outcome.skipped.push(Skipped {
-                file: object.file.clone(),
-                name: meta.shown_name().to_owned(),
-                warnings: kinds::misspelt(&meta.group, &meta.kind)
-                    .into_iter()
-                    .map(Warning::from)
-                    .collect(),
-                kind: meta.kind,
-            });
+            outcome.skipped.push(skipped(object, meta));
             continue;
         };
         if let Some(problem) = kind.and_then(|kind| source::shape::problem(kind, &tree)) {
@@ -257,21 +249,8 @@ fn check_objects(
             continue;
         }
         let mut decision = admit(rules, &meta, value, &tree, live);
-        let classes = &rules.sources.ingress_class_names;
-        if ingress && !classes.is_empty() && ingress_class::unclassed(value) {
-            let names = ingress_class::hostnames(rules, &meta.namespace, value);
-            let warning = ingress_class::unknown_default_warning(classes, &names);
-            // It says what the core's skip warning says, and what to do about it.
-            if decision.skipped == Some(SkippedBy::IngressClass) {
-                decision
-                    .warnings
-                    .retain(|w| w.reason != Some(Reason::ExternalDnsSkips));
-            }
-            decision.warnings.push(Warning::new(warning));
-        }
         if ingress {
-            let removed = ingress_api::removed_version_warning(&meta.api_version);
-            decision.warnings.extend(removed.map(Warning::new));
+            warn_of_ingress_api(rules, &meta, value, &mut decision);
         }
         outcome.results.push(Checked {
             file: object.file.clone(),
@@ -283,6 +262,39 @@ fn check_objects(
         });
     }
     outcome
+}
+
+/// An object of a kind zoneguard does not check, with a warning when its kind looks like a
+/// misspelt one that it does.
+fn skipped(object: &Object, meta: Meta) -> Skipped {
+    Skipped {
+        file: object.file.clone(),
+        name: meta.shown_name().to_owned(),
+        warnings: kinds::misspelt(&meta.group, &meta.kind)
+            .into_iter()
+            .map(Warning::from)
+            .collect(),
+        kind: meta.kind,
+    }
+}
+
+/// What only check, which sees no IngressClass objects and no API server, says of an Ingress:
+/// that one without a class falls to a default it cannot see, and that its API version is gone.
+fn warn_of_ingress_api(rules: &RuleSet, meta: &Meta, value: &Value, decision: &mut Decision) {
+    let classes = &rules.sources.ingress_class_names;
+    if !classes.is_empty() && ingress_class::unclassed(value) {
+        let names = ingress_class::hostnames(rules, &meta.namespace, value);
+        let warning = ingress_class::unknown_default_warning(classes, &names);
+        // It says what the core's skip warning says, and what to do about it.
+        if decision.skipped == Some(SkippedBy::IngressClass) {
+            decision
+                .warnings
+                .retain(|w| w.reason != Some(Reason::ExternalDnsSkips));
+        }
+        decision.warnings.push(Warning::new(warning));
+    }
+    let removed = ingress_api::removed_version_warning(&meta.api_version);
+    decision.warnings.extend(removed.map(Warning::new));
 }
 
 /// What is wrong with `object` as an input error naming it as the results do (`Kind ns/name`).

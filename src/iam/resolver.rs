@@ -130,15 +130,10 @@ impl Resolver {
             resolved: true,
             ..Facts::default()
         };
-        let Some(role) = annotation::get(object, irsa::ROLE_ARN)
-            .and_then(|text| RoleArn::parse(text.trim()).ok())
-        else {
+        let Some(role) = role_to_look_up(rules, object) else {
             return facts;
         };
         let irsa = &rules.irsa;
-        if !irsa.accounts.is_empty() && !irsa.accounts.contains(&role.account) {
-            return facts;
-        }
         let timing = Timing::of(irsa);
         let targets: Vec<RoleArn> = irsa
             .chains_of(namespace, name)
@@ -353,6 +348,15 @@ fn provider_arn(role: &RoleArn, issuer: &str) -> String {
         audience: "",
     }
     .provider_arn()
+}
+
+/// The role a ServiceAccount's annotation names, when it is one to look up: a role ARN, in one
+/// of the accounts the rules list (any account when they list none).
+fn role_to_look_up(rules: &RuleSet, object: &Node<'_>) -> Option<RoleArn> {
+    let role = annotation::get(object, irsa::ROLE_ARN)
+        .and_then(|text| RoleArn::parse(text.trim()).ok())?;
+    let accounts = &rules.irsa.accounts;
+    (accounts.is_empty() || accounts.contains(&role.account)).then_some(role)
 }
 
 #[cfg(test)]

@@ -99,14 +99,7 @@ pub async fn start(config: Config) -> Result<ServerHandle, StartError> {
     let mut metrics = Metrics::new();
     resolver.metrics().register(metrics.registry_mut());
     let metrics = Arc::new(metrics);
-    let certs = Arc::new(CertStore::load(&config.tls)?);
-    metrics
-        .cert_not_after
-        .set(tls::not_after(&certs.current()).unwrap_or(0));
-    if let Some(why) = tls::expired(&certs.current(), tls::unix_now()) {
-        tracing::error!(error = %why, "the serving certificate has expired: /readyz fails until a valid one is in the files (read again every reload interval)");
-    }
-    let acceptor = TlsAcceptor::from(Arc::new(tls::server_config(certs.clone())?));
+    let (certs, acceptor) = serving_certificate(&config.tls, &metrics)?;
 
     let rules = Arc::new(RulesStore::new(metrics.clone()));
     let file_rules = Arc::new(FileRules::new(config.rules_files.clone()));
@@ -124,21 +117,7 @@ pub async fn start(config: Config) -> Result<ServerHandle, StartError> {
     let shutdown = CancellationToken::new();
     let readiness = Arc::new(Readiness::new(rules.clone()));
     let mut tasks = spawn_watchers(&config, &certs, &metrics, &file_rules, &rules, &shutdown)?;
-    if let (Some(client), Some(namespace)) = (&kube_client, config.rules_namespace.clone()) {
-        tasks.push(tokio::spawn(crate::configmaps::watch(
-            client.clone(),
-            namespace,
-            rules.clone(),
-        )));
-    }
-    if let (Some(client), Some(name)) = (kube_client, config.inject_condition.clone()) {
-        tasks.push(tokio::spawn(crate::inject_condition::keep(
-            client,
-            name,
-            rules.clone(),
-            metrics.clone(),
-        )));
-    }
+    tasks.extend(spawn_cluster_tasks(kube_client, &config, &rules, &metrics));
 
     let probe_shutdown = CancellationToken::new();
     let probe_router = probes::router(readiness.clone(), metrics.clone());
@@ -167,6 +146,46 @@ pub async fn start(config: Config) -> Result<ServerHandle, StartError> {
         connections,
         tasks,
     })
+}
+
+/// The serving certificate, loaded (its expiry set in the metrics, an expired one logged), and
+/// the TLS acceptor that serves whichever certificate the store holds.
+fn serving_certificate(
+    source: &TlsSource,
+    metrics: &Metrics,
+) -> Result<(Arc<CertStore>, TlsAcceptor), StartError> {
+    let certs = Arc::new(CertStore::load(source)?);
+    metrics
+        .cert_not_after
+        .set(tls::not_after(&certs.current()).unwrap_or(0));
+    if let Some(why) = tls::expired(&certs.current(), tls::unix_now()) {
+        tracing::error!(error = %why, "the serving certificate has expired: /readyz fails until a valid one is in the files (read again every reload interval)");
+    }
+    let acceptor = TlsAcceptor::from(Arc::new(tls::server_config(certs.clone())?));
+    Ok((certs, acceptor))
+}
+
+/// The tasks that talk to the cluster: the rule ConfigMaps' watch (`--rules-namespace`) and the
+/// inject-rules condition kept in step (`--mutating-webhook-configuration`).
+fn spawn_cluster_tasks(
+    client: Option<kube::Client>,
+    config: &Config,
+    rules: &Arc<RulesStore>,
+    metrics: &Arc<Metrics>,
+) -> Vec<JoinHandle<()>> {
+    let Some(client) = client else {
+        return Vec::new();
+    };
+    let mut tasks = Vec::new();
+    if let Some(namespace) = config.rules_namespace.clone() {
+        let watch = crate::configmaps::watch(client.clone(), namespace, rules.clone());
+        tasks.push(tokio::spawn(watch));
+    }
+    if let Some(name) = config.inject_condition.clone() {
+        let keep = crate::inject_condition::keep(client, name, rules.clone(), metrics.clone());
+        tasks.push(tokio::spawn(keep));
+    }
+    tasks
 }
 
 /// Serves the probe listener (health, readiness, metrics) until `stop` is cancelled.
