@@ -108,15 +108,32 @@ fn sources_of(state: &State) -> Vec<(String, String)> {
 /// pool: a large one takes the better part of a second, which would hold up the admissions of an
 /// async worker.
 async fn combined(texts: Arc<Vec<(String, String)>>) -> Result<RuleSet, Vec<RulesError>> {
-    let read = tokio::task::spawn_blocking(move || {
+    read_off_worker(texts, RuleSet::from_sources).await
+}
+
+/// `read` of `texts` on the blocking pool. Should it panic (a bug), the rules are refused like
+/// invalid ones, so the last valid rule set stays in force and the watch goes on: the next edit
+/// is read again.
+async fn read_off_worker(
+    texts: Arc<Vec<(String, String)>>,
+    read: fn(&[RuleSource<'_>]) -> Result<RuleSet, Vec<RulesError>>,
+) -> Result<RuleSet, Vec<RulesError>> {
+    let task = tokio::task::spawn_blocking(move || {
         let sources: Vec<RuleSource<'_>> = texts
             .iter()
             .map(|(name, text)| RuleSource { name, text })
             .collect();
-        RuleSet::from_sources(&sources)
+        read(&sources)
     });
-    read.await
-        .unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic()))
+    task.await.unwrap_or_else(|e| {
+        tracing::error!(error = %e, "reading the rule ConfigMaps failed");
+        Err(vec![RulesError {
+            source_name: "the rule ConfigMaps".to_string(),
+            line: 0,
+            key: "(document)".to_string(),
+            message: "zoneguard failed while reading them (a bug: its log has the panic); the last valid rule set stays in force".to_string(),
+        }])
+    })
 }
 
 /// Combines `state` (whose texts are `sources`, as `sources_of` lists them) and installs it;
@@ -183,5 +200,34 @@ async fn publish(recorder: &Recorder, reference: &ObjectReference, problem: &str
     };
     if let Err(e) = recorder.publish(&event, reference).await {
         tracing::warn!(error = %e, "cannot record an Event for a refused rule ConfigMap");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts() -> Arc<Vec<(String, String)>> {
+        let source = ("ConfigMap zoneguard/rules".to_string(), "{}\n".to_string());
+        Arc::new(vec![source])
+    }
+
+    #[tokio::test]
+    async fn rule_configmaps_are_read_into_a_rule_set_on_the_blocking_pool() {
+        let rules = read_off_worker(texts(), RuleSet::from_sources).await;
+        assert!(rules.is_ok(), "{rules:?}");
+    }
+
+    #[tokio::test]
+    async fn a_panic_while_reading_is_a_refusal_not_the_end_of_the_watch() {
+        fn panics(_: &[RuleSource<'_>]) -> Result<RuleSet, Vec<RulesError>> {
+            panic!("a bug in the rules engine")
+        }
+        let errors = read_off_worker(texts(), panics).await.unwrap_err();
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert_eq!(
+            errors[0].to_string(),
+            "the rule ConfigMaps:0: (document): zoneguard failed while reading them (a bug: its log has the panic); the last valid rule set stays in force"
+        );
     }
 }
