@@ -197,6 +197,22 @@ result_field() {
   printf '0'
 }
 
+# wrk_result OUT: the RESULT line bench/wrk-mix.lua printed into wrk's output file OUT; without
+# one, wrk's whole output and a failure.
+wrk_result() {
+  grep '^RESULT ' "$1" || { cat "$1" >&2; die "wrk printed no RESULT line ($1)"; }
+}
+
+# failed_requests LINE: how many requests of a wrk RESULT line failed: connect, read and write
+# errors, timeouts and non-2xx answers.
+failed_requests() {
+  local n=0 key
+  for key in connect_errors read_errors write_errors timeouts non2xx; do
+    n=$((n + $(result_field "$1" "$key")))
+  done
+  printf '%d' "$n"
+}
+
 # webhook_configurations BASE-URL CA-FILE OUT: zoneguard's shipped webhook configurations alone
 # (no Deployment: the webhook runs here as a process), each clientConfig pointed at BASE-URL
 # with CA-FILE as its caBundle (webhook_overlay of tests/e2e/lib.sh), written to OUT.

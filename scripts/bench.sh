@@ -182,15 +182,14 @@ load() {
     "${WRK_PIN[@]}" wrk -t"$WRK_THREADS" -c"$CONC" -d"${duration}s" --timeout 5s \
     -s "$BENCH_DIR/wrk-mix.lua" "https://127.0.0.1:$port" >"$out" 2>&1 || { cat "$out" >&2; die "wrk failed"; }
   after="$(cpu_ticks "$@")"
-  line="$(grep '^RESULT ' "$out")" || { cat "$out" >&2; die "wrk printed no RESULT"; }
+  line="$(wrk_result "$out")" || exit 2
   R_REQS="$(result_field "$line" requests)"
   R_DUR="$(result_field "$line" duration_us)"
   R_P50="$(result_field "$line" p50_us)"
   R_P99="$(result_field "$line" p99_us)"
   R_P999="$(result_field "$line" p999_us)"
   R_LATE="$(result_field "$line" late_sends)"
-  R_ERR=$(($(result_field "$line" connect_errors) + $(result_field "$line" read_errors) + \
-    $(result_field "$line" write_errors) + $(result_field "$line" timeouts) + $(result_field "$line" non2xx)))
+  R_ERR="$(failed_requests "$line")"
   R_RPS="$(awk -v n="$R_REQS" -v d="$R_DUR" 'BEGIN { printf "%.0f", n / (d / 1e6) }')"
   local user=$((${after% *} - ${before% *})) system=$((${after#* } - ${before#* }))
   R_CPU10K="$(per10k $((user + system)) "$R_REQS")"

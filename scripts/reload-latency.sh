@@ -57,7 +57,7 @@ for ((round = 1; round <= ROUNDS; round++)); do
     salt=$([[ $salt == a ]] && echo b || echo a)
   fi
   wait "$wrk_pid" || { cat "$W/wrk-$round.out" >&2; die "wrk failed in round $round"; }
-  line="$(grep '^RESULT ' "$W/wrk-$round.out")" || { cat "$W/wrk-$round.out" >&2; die "wrk printed no RESULT line"; }
+  line="$(wrk_result "$W/wrk-$round.out")" || exit 2
   errors=$(($(result_field "$line" non2xx) + $(result_field "$line" read_errors) + $(result_field "$line" connect_errors)))
   [[ $errors -eq 0 ]] || die "$errors failed requests in round $round (non-2xx, read or connect errors)"
   p99="$(result_field "$line" p99_us)" max="$(result_field "$line" max_us)"

@@ -85,7 +85,7 @@ for m in $MULTIPLIERS; do
   BENCH_REVIEWS="$BENCH_DIR/reviews" wrk -t1 -c8 -d"${LOAD_SECONDS}s" --timeout 5s \
     -s "$BENCH_DIR/wrk-mix.lua" "https://127.0.0.1:$port" >"$W/wrk-$m.out" 2>&1 || { cat "$W/wrk-$m.out" >&2; die "wrk failed"; }
   read -r s1 c1 <<<"$(metric_sum_count "$probe")"
-  line="$(grep '^RESULT ' "$W/wrk-$m.out")" || { cat "$W/wrk-$m.out" >&2; die "wrk printed no RESULT line at ${m}x"; }
+  line="$(wrk_result "$W/wrk-$m.out")" || exit 2
   errors=$(($(result_field "$line" non2xx) + $(result_field "$line" read_errors) + $(result_field "$line" connect_errors)))
   # A rule set that makes requests fail is a failure of the load, not a figure to report.
   [[ $errors -eq 0 ]] || die "$errors failed requests at ${m}x (non-2xx, read or connect errors)"

@@ -82,10 +82,9 @@ for ((round = 1; round <= ROUNDS; round++)); do
   wait "$wrk_pid" || { cat "$W/wrk-$round.out" >&2; die "wrk failed"; }
   bg_stop "$wrk_pid"
 
-  line="$(grep '^RESULT ' "$W/wrk-$round.out")" || die "wrk printed no RESULT"
+  line="$(wrk_result "$W/wrk-$round.out")" || exit 2
   reqs="$(result_field "$line" requests)"
-  failed=$(($(result_field "$line" connect_errors) + $(result_field "$line" read_errors) + \
-    $(result_field "$line" write_errors) + $(result_field "$line" timeouts) + $(result_field "$line" non2xx)))
+  failed="$(failed_requests "$line")"
   TOTAL=$((TOTAL + reqs))
   FAILED=$((FAILED + failed))
   rss="$(status_kib VmRSS "$ZG_PID")"

@@ -6,7 +6,7 @@
 //! last rule ConfigMap is deleted, the rule set in force is kept and the state is reported: an
 //! empty rules document (`rules.yaml: "{}"`) is the explicit way to run with no rules.
 
-use crate::serve::rules_store::{Origin, RulesStore};
+use crate::serve::rules_store::{sources_in, Origin, RulesStore};
 use futures_util::StreamExt;
 use k8s_openapi::api::core::v1::{ConfigMap, ObjectReference};
 use kube::runtime::events::{Event, EventType, Recorder, Reporter};
@@ -118,13 +118,7 @@ async fn read_off_worker(
     texts: Arc<Vec<(String, String)>>,
     read: fn(&[RuleSource<'_>]) -> Result<RuleSet, Vec<RulesError>>,
 ) -> Result<RuleSet, Vec<RulesError>> {
-    let task = tokio::task::spawn_blocking(move || {
-        let sources: Vec<RuleSource<'_>> = texts
-            .iter()
-            .map(|(name, text)| RuleSource { name, text })
-            .collect();
-        read(&sources)
-    });
+    let task = tokio::task::spawn_blocking(move || read(&sources_in(&texts)));
     task.await.unwrap_or_else(|e| {
         tracing::error!(error = %e, "reading the rule ConfigMaps failed");
         Err(vec![RulesError {

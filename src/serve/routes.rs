@@ -7,7 +7,7 @@ use super::error::ApiError;
 use super::guard::{Guard, GuardLayer};
 use super::metrics::{self, Metrics, RequestKey, Verdict};
 use super::review::{self, Review};
-use super::rules_store::{LoadedRules, RulesStore};
+use super::rules_store::{sources_in, LoadedRules, RulesStore};
 use crate::iam::Resolver;
 use axum::body::Bytes;
 use axum::http::{header, HeaderValue, Method, Request, StatusCode};
@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 use tower::{Layer as _, Service};
 use zoneguard_core::admission::{self, Decision};
 use zoneguard_core::irsa::Facts;
-use zoneguard_core::rules::{Enforcement, RuleSource};
+use zoneguard_core::rules::Enforcement;
 
 #[derive(Debug, Clone, Copy)]
 pub struct RequestLimits {
@@ -223,10 +223,7 @@ impl Webhook {
         let judge = move || {
             let review = review::parse(&body)?;
             let request = review.core_request();
-            let others: Vec<RuleSource<'_>> = sources
-                .iter()
-                .map(|(name, text)| RuleSource { name, text })
-                .collect();
+            let others = sources_in(&sources);
             engine(&review, || {
                 admission::validate_full(&loaded.rules, &request, &others, &Facts::none())
             })

@@ -13,6 +13,13 @@ use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 use zoneguard_core::rules::{self, RuleSet, RuleSource, RulesError};
 
+/// The rule sources `texts` (name, text) hold, borrowed from them.
+pub fn sources_in(texts: &[(String, String)]) -> Vec<RuleSource<'_>> {
+    (texts.iter())
+        .map(|(name, text)| RuleSource { name, text })
+        .collect()
+}
+
 /// Where a rule set came from, for logs and the reload-error metric.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Origin {

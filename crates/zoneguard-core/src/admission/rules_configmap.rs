@@ -102,10 +102,9 @@ fn errors_with_others(
     text: &str,
     others: &[RuleSource<'_>],
 ) -> (Vec<RulesError>, Vec<String>, Vec<RulesError>) {
-    let others: Vec<RuleSource<'_>> = others.iter().filter(|s| s.name != me).copied().collect();
     let mut theirs = Vec::new();
     let mut read = Vec::with_capacity(others.len() + 1);
-    for other in others {
+    for &other in others.iter().filter(|s| s.name != me) {
         match Read::of(other, true) {
             Ok(one) => read.push(one),
             Err(errors) => theirs.push(
