@@ -9,7 +9,7 @@
 # but the first, the rules file is replaced by a document of the same size (a rename, as a
 # ConfigMap volume update does), and the time until zoneguard_rules_generation changes is the
 # reload time. The first round reloads nothing: the latency without a reload, to compare with.
-# A failed request (non-2xx, read or connect error) fails the run.
+# A failed request (connect, read or write error, timeout, non-2xx) fails the run.
 #
 # Environment: ZONEGUARD_BIN, RELOAD_MULTIPLIER (default 1000), RELOAD_ROUNDS (default 6, the
 # first without a reload), RELOAD_SECONDS (per round, default 6), RELOAD_RATE (requests/s,
@@ -58,8 +58,8 @@ for ((round = 1; round <= ROUNDS; round++)); do
   fi
   wait "$wrk_pid" || { cat "$W/wrk-$round.out" >&2; die "wrk failed in round $round"; }
   line="$(wrk_result "$W/wrk-$round.out")" || exit 2
-  errors=$(($(result_field "$line" non2xx) + $(result_field "$line" read_errors) + $(result_field "$line" connect_errors)))
-  [[ $errors -eq 0 ]] || die "$errors failed requests in round $round (non-2xx, read or connect errors)"
+  errors="$(failed_requests "$line")"
+  [[ $errors -eq 0 ]] || die "$errors failed requests in round $round (connect, read or write errors, timeouts, non-2xx)"
   p99="$(result_field "$line" p99_us)" max="$(result_field "$line" max_us)"
   if ((round > 1)); then
     ((max > worst_max)) && worst_max=$max

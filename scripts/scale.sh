@@ -14,8 +14,8 @@
 #     --reload-debounce 1ms; peak RSS (VmHWM) after it, when two rule sets briefly coexist;
 #   - match cost: a short wrk run (bench/wrk-mix.lua, 8 connections) and the mean time inside
 #     the handler from zoneguard_admission_duration_seconds (sum / count), plus wrk's p50.
-#     It should stay flat as the rules grow. A failed request (non-2xx, read or connect error)
-#     fails the run.
+#     It should stay flat as the rules grow. A failed request (connect, read or write error, timeout,
+#     non-2xx) fails the run.
 #
 # Environment: ZONEGUARD_BIN, SCALE_MULTIPLIERS (default "1 10 100 1000"), SCALE_LOAD_SECONDS
 # (default 3), BENCH_KEEP=1. Traffic stays on 127.0.0.1; every process is stopped on exit.
@@ -86,9 +86,9 @@ for m in $MULTIPLIERS; do
     -s "$BENCH_DIR/wrk-mix.lua" "https://127.0.0.1:$port" >"$W/wrk-$m.out" 2>&1 || { cat "$W/wrk-$m.out" >&2; die "wrk failed"; }
   read -r s1 c1 <<<"$(metric_sum_count "$probe")"
   line="$(wrk_result "$W/wrk-$m.out")" || exit 2
-  errors=$(($(result_field "$line" non2xx) + $(result_field "$line" read_errors) + $(result_field "$line" connect_errors)))
+  errors="$(failed_requests "$line")"
   # A rule set that makes requests fail is a failure of the load, not a figure to report.
-  [[ $errors -eq 0 ]] || die "$errors failed requests at ${m}x (non-2xx, read or connect errors)"
+  [[ $errors -eq 0 ]] || die "$errors failed requests at ${m}x (connect, read or write errors, timeouts, non-2xx)"
   bg_stop "$pid"
 
   printf '%-6s %8d %6d %7d %8s | %9.0f %9.1f | %9.1f %9.1f | %9.1f %9.1f %9.1f | %9.1f %9.3f\n' \

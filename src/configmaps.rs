@@ -6,7 +6,7 @@
 //! last rule ConfigMap is deleted, the rule set in force is kept and the state is reported: an
 //! empty rules document (`rules.yaml: "{}"`) is the explicit way to run with no rules.
 
-use crate::serve::rules_store::{sources_in, Origin, RulesStore};
+use crate::serve::rules_store::{read_rules, sources_in, Origin, RulesStore};
 use futures_util::StreamExt;
 use k8s_openapi::api::core::v1::{ConfigMap, ObjectReference};
 use kube::runtime::events::{Event, EventType, Recorder, Reporter};
@@ -16,7 +16,7 @@ use kube::{Api, Client, Resource};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use zoneguard_core::admission::{RULES_KEY, RULES_LABEL};
-use zoneguard_core::rules::{RuleSet, RuleSource, RulesError};
+use zoneguard_core::rules::{RuleSet, RulesError};
 
 /// One rule ConfigMap as last seen.
 #[derive(Debug, Clone, PartialEq)]
@@ -106,26 +106,15 @@ fn sources_of(state: &State) -> Vec<(String, String)> {
 
 /// The rule set the rule ConfigMaps' `texts` (name, text) combine into, read on the blocking
 /// pool: a large one takes the better part of a second, which would hold up the admissions of an
-/// async worker.
+/// async worker. A panic while reading is a refusal (`read_rules`), so the watch goes on.
 async fn combined(texts: Arc<Vec<(String, String)>>) -> Result<RuleSet, Vec<RulesError>> {
-    read_off_worker(texts, RuleSet::from_sources).await
-}
-
-/// `read` of `texts` on the blocking pool. Should it panic (a bug), the rules are refused like
-/// invalid ones, so the last valid rule set stays in force and the watch goes on: the next edit
-/// is read again.
-async fn read_off_worker(
-    texts: Arc<Vec<(String, String)>>,
-    read: fn(&[RuleSource<'_>]) -> Result<RuleSet, Vec<RulesError>>,
-) -> Result<RuleSet, Vec<RulesError>> {
-    let task = tokio::task::spawn_blocking(move || read(&sources_in(&texts)));
+    let task = tokio::task::spawn_blocking(move || read_rules(&sources_in(&texts)));
     task.await.unwrap_or_else(|e| {
-        tracing::error!(error = %e, "reading the rule ConfigMaps failed");
         Err(vec![RulesError {
             source_name: "the rule ConfigMaps".to_string(),
             line: 0,
             key: "(document)".to_string(),
-            message: "zoneguard failed while reading them (a bug: its log has the panic); the last valid rule set stays in force".to_string(),
+            message: format!("their read did not finish ({e})"),
         }])
     })
 }
@@ -201,27 +190,10 @@ async fn publish(recorder: &Recorder, reference: &ObjectReference, problem: &str
 mod tests {
     use super::*;
 
-    fn texts() -> Arc<Vec<(String, String)>> {
-        let source = ("ConfigMap zoneguard/rules".to_string(), "{}\n".to_string());
-        Arc::new(vec![source])
-    }
-
     #[tokio::test]
     async fn rule_configmaps_are_read_into_a_rule_set_on_the_blocking_pool() {
-        let rules = read_off_worker(texts(), RuleSet::from_sources).await;
+        let texts = vec![("ConfigMap zoneguard/rules".to_string(), "{}\n".to_string())];
+        let rules = combined(Arc::new(texts)).await;
         assert!(rules.is_ok(), "{rules:?}");
-    }
-
-    #[tokio::test]
-    async fn a_panic_while_reading_is_a_refusal_not_the_end_of_the_watch() {
-        fn panics(_: &[RuleSource<'_>]) -> Result<RuleSet, Vec<RulesError>> {
-            panic!("a bug in the rules engine")
-        }
-        let errors = read_off_worker(texts(), panics).await.unwrap_err();
-        assert_eq!(errors.len(), 1, "{errors:?}");
-        assert_eq!(
-            errors[0].to_string(),
-            "the rule ConfigMaps:0: (document): zoneguard failed while reading them (a bug: its log has the panic); the last valid rule set stays in force"
-        );
     }
 }

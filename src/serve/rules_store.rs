@@ -20,6 +20,28 @@ pub fn sources_in(texts: &[(String, String)]) -> Vec<RuleSource<'_>> {
         .collect()
 }
 
+/// The rule set `sources` combine into (`RuleSet::from_sources`), for every source of rules. A
+/// panic while reading them (a bug) is one error, as invalid rules give: the rule set in force
+/// stays, the refusal is logged and counted, and the watch that asked goes on.
+pub fn read_rules(sources: &[RuleSource<'_>]) -> Result<RuleSet, Vec<RulesError>> {
+    read_guarded(sources, RuleSet::from_sources)
+}
+
+fn read_guarded(
+    sources: &[RuleSource<'_>],
+    read: fn(&[RuleSource<'_>]) -> Result<RuleSet, Vec<RulesError>>,
+) -> Result<RuleSet, Vec<RulesError>> {
+    std::panic::catch_unwind(|| read(sources)).unwrap_or_else(|_| {
+        let names: Vec<&str> = sources.iter().map(|s| s.name).collect();
+        Err(vec![RulesError {
+            source_name: names.join(", "),
+            line: 0,
+            key: "(document)".to_string(),
+            message: "zoneguard failed while reading these rules (a bug: its log has the panic); the last valid rule set stays in force".to_string(),
+        }])
+    })
+}
+
 /// Where a rule set came from, for logs and the reload-error metric.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Origin {
@@ -201,7 +223,7 @@ impl FileRules {
             .zip(texts)
             .map(|(name, text)| RuleSource { name, text })
             .collect();
-        RuleSet::from_sources(&sources)
+        read_rules(&sources)
     }
 
     /// Re-read the files; install them if they changed and are valid. Returns true when a new
@@ -242,6 +264,29 @@ impl FileRules {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_panic_while_reading_rules_is_a_refusal_naming_them() {
+        fn panics(_: &[RuleSource<'_>]) -> Result<RuleSet, Vec<RulesError>> {
+            panic!("a bug in the rules engine")
+        }
+        let sources = [
+            RuleSource {
+                name: "ConfigMap zoneguard/a",
+                text: "{}",
+            },
+            RuleSource {
+                name: "ConfigMap zoneguard/b",
+                text: "{}",
+            },
+        ];
+        let errors = read_guarded(&sources, panics).unwrap_err();
+        assert_eq!(
+            errors.iter().map(ToString::to_string).collect::<Vec<_>>(),
+            ["ConfigMap zoneguard/a, ConfigMap zoneguard/b:0: (document): zoneguard failed while reading these rules (a bug: its log has the panic); the last valid rule set stays in force"]
+        );
+        assert!(read_guarded(&sources, RuleSet::from_sources).is_ok());
+    }
 
     fn sample() -> RuleSet {
         let source = RuleSource {
