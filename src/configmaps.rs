@@ -1,13 +1,14 @@
 //! Rules from ConfigMaps: watches the labelled rule ConfigMaps and installs their combined rules.
 //!
-//! Every change re-combines all rule ConfigMaps with the one rules parser. A valid combination
+//! Every change re-combines all rule ConfigMaps with the one rules parser; changes already
+//! waiting when one is taken are taken with it, and read once. A valid combination
 //! is installed atomically; an invalid one is refused (logged, counted, and recorded as a
 //! Warning Event on the ConfigMap at fault) and the last valid rule set stays in force. When the
 //! last rule ConfigMap is deleted, the rule set in force is kept and the state is reported: an
 //! empty rules document (`rules.yaml: "{}"`) is the explicit way to run with no rules.
 
 use crate::serve::rules_store::{read_rules, sources_in, Origin, RulesStore};
-use futures_util::StreamExt;
+use futures_util::{FutureExt, Stream, StreamExt};
 use k8s_openapi::api::core::v1::{ConfigMap, ObjectReference};
 use kube::runtime::events::{Event, EventType, Recorder, Reporter};
 use kube::runtime::watcher::{self, Event as WatchEvent};
@@ -61,29 +62,7 @@ pub async fn watch(client: Client, namespace: String, store: Arc<RulesStore>) {
         .boxed();
     let (mut state, mut buffer, mut installed) = (State::new(), State::new(), None::<State>);
     tracing::info!(%namespace, %selector, "watching rule ConfigMaps");
-    while let Some(event) = stream.next().await {
-        let changed = match event {
-            Ok(WatchEvent::Init) => {
-                buffer.clear();
-                false
-            }
-            Ok(WatchEvent::InitApply(cm)) => {
-                buffer.insert(source_name(&cm), entry(&cm));
-                false
-            }
-            Ok(WatchEvent::InitDone) => {
-                state = std::mem::take(&mut buffer);
-                true
-            }
-            Ok(WatchEvent::Apply(cm)) => {
-                state.insert(source_name(&cm), entry(&cm)).as_ref() != Some(&entry(&cm))
-            }
-            Ok(WatchEvent::Delete(cm)) => state.remove(&source_name(&cm)).is_some(),
-            Err(e) => {
-                tracing::warn!(error = %e, "rule ConfigMap watch failed; retrying with backoff");
-                false
-            }
-        };
+    while let Some(changed) = next_batch(&mut stream, &mut state, &mut buffer).await {
         if changed {
             let sources = Arc::new(sources_of(&state));
             store.set_rule_sources(sources.clone());
@@ -92,6 +71,52 @@ pub async fn watch(client: Client, namespace: String, store: Arc<RulesStore>) {
             {
                 installed = Some(state.clone());
             }
+        }
+    }
+}
+
+/// Waits for the next watch event and takes it, with every event already waiting behind it
+/// (several ConfigMaps applied at once, or edits made while the last rules were read), so the
+/// rules are read once for all of them. Returns whether the rule ConfigMaps changed; `None` when
+/// the watch ended.
+async fn next_batch<S>(stream: &mut S, state: &mut State, buffer: &mut State) -> Option<bool>
+where
+    S: Stream<Item = Result<WatchEvent<ConfigMap>, watcher::Error>> + Unpin,
+{
+    let mut changed = take(stream.next().await?, state, buffer);
+    while let Some(Some(event)) = stream.next().now_or_never() {
+        changed |= take(event, state, buffer);
+    }
+    Some(changed)
+}
+
+/// Takes one watch event into `state` (`buffer` holds a re-list until it is done); returns
+/// whether the rule ConfigMaps changed.
+fn take(
+    event: Result<WatchEvent<ConfigMap>, watcher::Error>,
+    state: &mut State,
+    buffer: &mut State,
+) -> bool {
+    match event {
+        Ok(WatchEvent::Init) => {
+            buffer.clear();
+            false
+        }
+        Ok(WatchEvent::InitApply(cm)) => {
+            buffer.insert(source_name(&cm), entry(&cm));
+            false
+        }
+        Ok(WatchEvent::InitDone) => {
+            *state = std::mem::take(buffer);
+            true
+        }
+        Ok(WatchEvent::Apply(cm)) => {
+            state.insert(source_name(&cm), entry(&cm)).as_ref() != Some(&entry(&cm))
+        }
+        Ok(WatchEvent::Delete(cm)) => state.remove(&source_name(&cm)).is_some(),
+        Err(e) => {
+            tracing::warn!(error = %e, "rule ConfigMap watch failed; retrying with backoff");
+            false
         }
     }
 }
@@ -189,6 +214,84 @@ async fn publish(recorder: &Recorder, reference: &ObjectReference, problem: &str
 #[cfg(test)]
 mod tests {
     use super::*;
+    use futures_util::stream;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+    fn rule_configmap(name: &str, text: &str) -> ConfigMap {
+        ConfigMap {
+            metadata: ObjectMeta {
+                name: Some(name.to_string()),
+                namespace: Some("zoneguard".to_string()),
+                ..ObjectMeta::default()
+            },
+            data: Some([(RULES_KEY.to_string(), text.to_string())].into()),
+            ..ConfigMap::default()
+        }
+    }
+
+    fn applied(name: &str, text: &str) -> Result<WatchEvent<ConfigMap>, watcher::Error> {
+        Ok(WatchEvent::Apply(rule_configmap(name, text)))
+    }
+
+    #[tokio::test]
+    async fn events_waiting_together_are_taken_in_one_batch() {
+        let ready = stream::iter([applied("a", "{}"), applied("b", "{}"), applied("a", "x: 1")]);
+        let mut events = ready.chain(stream::pending()).boxed();
+        let (mut state, mut buffer) = (State::new(), State::new());
+        let batch = next_batch(&mut events, &mut state, &mut buffer).await;
+        assert_eq!(batch, Some(true));
+        let texts = sources_of(&state);
+        assert_eq!(
+            texts,
+            [
+                ("ConfigMap zoneguard/a".to_string(), "x: 1".to_string()),
+                ("ConfigMap zoneguard/b".to_string(), "{}".to_string())
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn a_batch_that_changes_nothing_says_so_and_an_ended_watch_ends_the_batches() {
+        let (mut state, mut buffer) = (State::new(), State::new());
+        state.insert(
+            "ConfigMap zoneguard/a".to_string(),
+            entry(&rule_configmap("a", "{}")),
+        );
+        let mut events = stream::iter([applied("a", "{}")]).boxed();
+        assert_eq!(
+            next_batch(&mut events, &mut state, &mut buffer).await,
+            Some(false)
+        );
+        assert_eq!(next_batch(&mut events, &mut state, &mut buffer).await, None);
+    }
+
+    #[tokio::test]
+    async fn a_relist_replaces_the_state_only_when_it_is_done() {
+        let (mut state, mut buffer) = (State::new(), State::new());
+        state.insert(
+            "ConfigMap zoneguard/old".to_string(),
+            entry(&rule_configmap("old", "{}")),
+        );
+        let relist = [
+            Ok(WatchEvent::Init),
+            Ok(WatchEvent::InitApply(rule_configmap("new", "{}"))),
+        ];
+        let mut events = stream::iter(relist).chain(stream::pending()).boxed();
+        assert_eq!(
+            next_batch(&mut events, &mut state, &mut buffer).await,
+            Some(false)
+        );
+        assert!(state.contains_key("ConfigMap zoneguard/old"));
+        let mut done = stream::iter([Ok(WatchEvent::InitDone)]).boxed();
+        assert_eq!(
+            next_batch(&mut done, &mut state, &mut buffer).await,
+            Some(true)
+        );
+        assert_eq!(
+            state.keys().collect::<Vec<_>>(),
+            ["ConfigMap zoneguard/new"]
+        );
+    }
 
     #[tokio::test]
     async fn rule_configmaps_are_read_into_a_rule_set_on_the_blocking_pool() {

@@ -283,7 +283,7 @@ mod tests {
         let errors = read_guarded(&sources, panics).unwrap_err();
         assert_eq!(
             errors.iter().map(ToString::to_string).collect::<Vec<_>>(),
-            ["ConfigMap zoneguard/a, ConfigMap zoneguard/b:0: (document): zoneguard failed while reading these rules (a bug: its log has the panic); the last valid rule set stays in force"]
+            ["ConfigMap zoneguard/a, ConfigMap zoneguard/b: (document): zoneguard failed while reading these rules (a bug: its log has the panic); the last valid rule set stays in force"]
         );
         assert!(read_guarded(&sources, RuleSet::from_sources).is_ok());
     }

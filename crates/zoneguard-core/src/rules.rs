@@ -37,9 +37,10 @@ pub struct RuleSource<'a> {
     pub text: &'a str,
 }
 
-/// Why a rules document (or a combination of several) was refused.
+/// Why a rules document (or a combination of several) was refused. Displayed as
+/// `source:line: key: message`, or `source: key: message` when the line is unknown.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
-#[error("{source_name}:{line}: {key}: {message}")]
+#[error("{source_name}{}: {key}: {message}", line_suffix(*.line))]
 pub struct RulesError {
     pub source_name: String,
     /// 1-based; 0 when unknown.
@@ -47,6 +48,14 @@ pub struct RulesError {
     /// The key path, e.g. `irsa.trustPolicies["arn:…"]`, or `(document)`.
     pub key: String,
     pub message: String,
+}
+
+/// `:line` for a known line, nothing for an unknown one (0).
+fn line_suffix(line: usize) -> String {
+    match line {
+        0 => String::new(),
+        n => format!(":{n}"),
+    }
 }
 
 /// The compiled rules every admission decision uses.
