@@ -35,5 +35,5 @@ step "end-to-end suite (kube-apiserver + etcd + kubectl + zoneguard serve)"
 cargo build --locked
 ZONEGUARD_BIN="${CARGO_TARGET_DIR:-$PWD/target}/debug/zoneguard" tests/e2e/run.sh
 
-step "benchmark scripts, smoke run (bench, soak, scale, API-server overhead, reload latency; debug builds, no figure asserted)"
+step "benchmark scripts, smoke run (bench, soak, scale, API-server overhead, reload latency, instructions; debug builds, no figure asserted)"
 ZONEGUARD_BIN="${CARGO_TARGET_DIR:-$PWD/target}/debug/zoneguard" tests/bench-smoke.sh

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Smoke run of the benchmark scripts: each of scripts/bench.sh, scripts/soak.sh, scripts/scale.sh,
-# bench/apiserver-overhead.sh and scripts/reload-latency.sh once, end to end, with its smallest settings and the debug
+# bench/apiserver-overhead.sh, scripts/reload-latency.sh and scripts/instructions.sh (its server
+# mode) once, end to end, with its smallest settings and the debug
 # builds, so that a change that breaks one of them (a flag its servers no longer accept, a
 # missing tool, a table it no longer prints) fails the test suite instead of the next benchmark.
 #
-#   tests/bench-smoke.sh                    # all five
+#   tests/bench-smoke.sh                    # all six
 #   tests/bench-smoke.sh bench soak         # some of them: bench soak scale overhead reload
+#                                           # instructions
 #
 # A script passes when it exits 0 and its output holds the lines of its figures table (checked
 # by pattern). No figure is asserted: debug builds are slow, and the figures are the benchmarks'
@@ -17,7 +19,9 @@
 #   scale     the 1x rule set only, 1 s of load;
 #   overhead  10 Services + 10 Ingresses, 1 round each way, concurrency 2 (etcd and
 #             kube-apiserver from scripts/tools.sh, as the end-to-end suite);
-#   reload    the 1x rule set, 2 rounds of 2 s at 100 requests/s (one reload).
+#   reload    the 1x rule set, 2 rounds of 2 s at 100 requests/s (one reload);
+#   instructions  `server` mode: zoneguard and the stack floor under callgrind, 2 s of the bench
+#             mix each (valgrind).
 # Each script stops every process it started (on failure and on TERM too); each runs under a
 # time limit (BENCH_SMOKE_TIMEOUT seconds, default 300), and its whole output is shown when it
 # fails. Traffic stays on 127.0.0.1.
@@ -49,8 +53,9 @@ build() {
   [[ -x "$FLOOR_BIN" ]] || die "stack floor not found at $FLOOR_BIN"
 }
 
-# run NAME SCRIPT PATTERN... -- VAR=VALUE...: runs SCRIPT with those settings; fails naming SCRIPT
-# when it exits non-zero or its output lacks a line matching one of the PATTERNs (grep -E).
+# run NAME SCRIPT PATTERN... -- VAR=VALUE...: runs SCRIPT (a path, then its arguments, split at
+# spaces) with those settings; fails naming SCRIPT when it exits non-zero or its output lacks a
+# line matching one of the PATTERNs (grep -E).
 run() {
   local name="$1" script="$2" log="$WORK/$1.log" start rc=0 pattern
   shift 2
@@ -59,7 +64,9 @@ run() {
   shift
   say "$script ($*)"
   start=$(date +%s)
-  bg_start "$log" env BENCH_KEEP=0 "$@" timeout "$TIMEOUT" "$ROOT/$script"
+  local -a command
+  read -ra command <<<"$script"
+  bg_start "$log" env BENCH_KEEP=0 "$@" timeout "$TIMEOUT" "$ROOT/${command[0]}" "${command[@]:1}"
   wait "$BG_PID" || rc=$?
   bg_stop "$BG_PID"
   if [[ $rc -ne 0 ]]; then
@@ -117,11 +124,21 @@ smoke_reload() {
     -- RELOAD_MULTIPLIER=1 RELOAD_ROUNDS=2 RELOAD_SECONDS=2 RELOAD_RATE=100
 }
 
+smoke_instructions() {
+  run instructions "scripts/instructions.sh server" \
+    '^requests: [1-9][0-9]* \(the four-request mix' \
+    '^admission handler +[0-9]+$' \
+    '^  decode the AdmissionReview +[0-9]+$' \
+    '^stack floor: all the work \(fixed answer\) +[0-9]+$' \
+    '^zoneguard above the floor \(admission work\) +-?[0-9]+$' \
+    -- INSTRUCTIONS_DURATION=2
+}
+
 main() {
   local which=("$@") name started
-  ((${#which[@]})) || which=(bench soak scale overhead reload)
+  ((${#which[@]})) || which=(bench soak scale overhead reload instructions)
   for name in "${which[@]}"; do
-    [[ "$name" =~ ^(bench|soak|scale|overhead|reload)$ ]] || die "no smoke named $name (bench, soak, scale, overhead, reload)"
+    [[ "$name" =~ ^(bench|soak|scale|overhead|reload|instructions)$ ]] || die "no smoke named $name (bench, soak, scale, overhead, reload, instructions)"
   done
   work_init bench-smoke "logs"
   build
