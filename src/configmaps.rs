@@ -135,12 +135,10 @@ fn sources_of(state: &State) -> Vec<(String, String)> {
 async fn combined(texts: Arc<Vec<(String, String)>>) -> Result<RuleSet, Vec<RulesError>> {
     let task = tokio::task::spawn_blocking(move || read_rules(&sources_in(&texts)));
     task.await.unwrap_or_else(|e| {
-        Err(vec![RulesError {
-            source_name: "the rule ConfigMaps".to_string(),
-            line: 0,
-            key: "(document)".to_string(),
-            message: format!("their read did not finish ({e})"),
-        }])
+        Err(vec![RulesError::of_document(
+            "the rule ConfigMaps",
+            format!("their read did not finish ({e})"),
+        )])
     })
 }
 

@@ -96,18 +96,23 @@ async fn malformed_input_gets_400_with_a_short_reason() {
     }
 }
 
+/// A review of a rule ConfigMap labelled as zoneguard's rules, carrying `text`.
+fn rule_configmap_review(name: &str, text: &str) -> serde_json::Value {
+    json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+        "request": {"uid": name, "kind": {"group": "", "version": "v1", "kind": "ConfigMap"},
+            "namespace": "zoneguard", "name": name, "operation": "CREATE",
+            "object": {"apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": name, "namespace": "zoneguard",
+                    "labels": {"zoneguard.io/rules": "true"}},
+                "data": {"rules.yaml": text}}}})
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_rule_configmap_whose_aliases_repeat_gigabytes_is_denied_at_its_line() {
     // One 1 MiB scalar named 8 000 times: 8 GB if the aliases were expanded.
     let mut text = format!("x: &big \"{}\"\nlist:\n", "a".repeat(1 << 20));
     text.push_str(&"  - *big\n".repeat(8_000));
-    let bomb = json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
-        "request": {"uid": "bomb", "kind": {"group": "", "version": "v1", "kind": "ConfigMap"},
-            "namespace": "zoneguard", "name": "bomb", "operation": "CREATE",
-            "object": {"apiVersion": "v1", "kind": "ConfigMap",
-                "metadata": {"name": "bomb", "namespace": "zoneguard",
-                    "labels": {"zoneguard.io/rules": "true"}},
-                "data": {"rules.yaml": text}}}});
+    let bomb = rule_configmap_review("bomb", &text);
     let s = server().await;
     let response = review(&s.client(), &s.url("/validate"), &bomb).await;
     assert_eq!(response["allowed"], false, "{response}");
@@ -119,17 +124,6 @@ async fn a_rule_configmap_whose_aliases_repeat_gigabytes_is_denied_at_its_line()
     // The server is still there, and answers the next request as before.
     let next = s.answer("/validate", "ingress-create-allowed.json").await;
     assert_eq!(next["allowed"], true, "{next}");
-}
-
-/// A review of a rule ConfigMap labelled as zoneguard's rules, carrying `text`.
-fn rule_configmap_review(name: &str, text: &str) -> serde_json::Value {
-    json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
-        "request": {"uid": name, "kind": {"group": "", "version": "v1", "kind": "ConfigMap"},
-            "namespace": "zoneguard", "name": name, "operation": "CREATE",
-            "object": {"apiVersion": "v1", "kind": "ConfigMap",
-                "metadata": {"name": name, "namespace": "zoneguard",
-                    "labels": {"zoneguard.io/rules": "true"}},
-                "data": {"rules.yaml": text}}}})
 }
 
 // One async thread for the server and the test: a rule set read on it would hold every other

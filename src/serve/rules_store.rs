@@ -33,12 +33,10 @@ fn read_guarded(
 ) -> Result<RuleSet, Vec<RulesError>> {
     std::panic::catch_unwind(|| read(sources)).unwrap_or_else(|_| {
         let names: Vec<&str> = sources.iter().map(|s| s.name).collect();
-        Err(vec![RulesError {
-            source_name: names.join(", "),
-            line: 0,
-            key: "(document)".to_string(),
-            message: "zoneguard failed while reading these rules (a bug: its log has the panic); the last valid rule set stays in force".to_string(),
-        }])
+        Err(vec![RulesError::of_document(
+            names.join(", "),
+            "zoneguard failed while reading these rules (a bug: its log has the panic); the last valid rule set stays in force",
+        )])
     })
 }
 

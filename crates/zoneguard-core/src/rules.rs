@@ -50,6 +50,18 @@ pub struct RulesError {
     pub message: String,
 }
 
+impl RulesError {
+    /// An error of the document `source_name` as a whole, at no known line.
+    pub fn of_document(source_name: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            source_name: source_name.into(),
+            line: 0,
+            key: "(document)".to_string(),
+            message: message.into(),
+        }
+    }
+}
+
 /// `:line` for a known line, nothing for an unknown one (0).
 fn line_suffix(line: usize) -> String {
     match line {
@@ -440,12 +452,7 @@ fn parse_merged(
     source: &RuleSource<'_>,
     document: serde_yaml_ng::Deserializer<'_>,
 ) -> Result<RulesDoc, Vec<RulesError>> {
-    let at_document = |message: String| RulesError {
-        source_name: source.name.to_string(),
-        line: 0,
-        key: "(document)".to_string(),
-        message,
-    };
+    let at_document = |message: String| RulesError::of_document(source.name, message);
     let value = Option::<Value>::deserialize(document)
         .map_err(|e| vec![yaml_error(source, &e)])?
         .unwrap_or_default();
@@ -472,10 +479,8 @@ fn parse_merged(
 
 fn flaw_error(source: &RuleSource<'_>, flaw: &locate::Flaw) -> RulesError {
     let at = |line: usize, message: String| RulesError {
-        source_name: source.name.to_string(),
         line,
-        key: "(document)".to_string(),
-        message,
+        ..RulesError::of_document(source.name, message)
     };
     match flaw {
         locate::Flaw::Duplicate(duplicate) => duplicate_error(source, duplicate),
