@@ -20,14 +20,19 @@ use zoneguard_core::admission::{RULES_KEY, RULES_LABEL};
 use zoneguard_core::rules::{RuleSet, RulesError};
 
 /// One rule ConfigMap as last seen.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 struct Entry {
     /// `data["rules.yaml"]`; `None` when the key is missing.
     text: Option<String>,
+    /// Where a Warning Event about it goes; a change of it alone (the ConfigMap deleted and
+    /// created again with the same text, unseen between two lists) changes no rules.
     reference: ObjectReference,
 }
 
 type State = BTreeMap<String, Entry>;
+
+/// Each rule ConfigMap's name and rules text, as `sources_of` lists them.
+type Sources = Arc<Vec<(String, String)>>;
 
 /// `ConfigMap ns/name`, the source name rules errors carry.
 fn source_name(cm: &ConfigMap) -> String {
@@ -60,19 +65,27 @@ pub async fn watch(client: Client, namespace: String, store: Arc<RulesStore>) {
     let mut stream = watcher::watcher(api, watcher::Config::default().labels(&selector))
         .default_backoff()
         .boxed();
-    let (mut state, mut buffer, mut installed) = (State::new(), State::new(), None::<State>);
+    let (mut state, mut buffer) = (State::new(), State::new());
+    let mut installed = None::<Sources>;
     tracing::info!(%namespace, %selector, "watching rule ConfigMaps");
     while let Some(changed) = next_batch(&mut stream, &mut state, &mut buffer).await {
         if changed {
             let sources = Arc::new(sources_of(&state));
             store.set_rule_sources(sources.clone());
-            if installed.as_ref() != Some(&state)
-                && reconcile(&state, sources, &store, &recorder).await
+            if !in_force(&state, &sources, installed.as_ref())
+                && reconcile(&state, sources.clone(), &store, &recorder).await
             {
-                installed = Some(state.clone());
+                installed = Some(sources);
             }
         }
     }
+}
+
+/// Whether the rules of `state` (whose texts are `sources`) are those in force, read from the
+/// texts `installed`: then there is nothing to read. A state with a ConfigMap that lacks the
+/// key never is: its rules were refused.
+fn in_force(state: &State, sources: &Sources, installed: Option<&Sources>) -> bool {
+    state.values().all(|e| e.text.is_some()) && installed == Some(sources)
 }
 
 /// Waits for the next watch event and takes it, with every event already waiting behind it
@@ -91,7 +104,7 @@ where
 }
 
 /// Takes one watch event into `state` (`buffer` holds a re-list until it is done); returns
-/// whether the rule ConfigMaps changed.
+/// whether the rule ConfigMaps' rules changed: which ConfigMaps there are, or a text.
 fn take(
     event: Result<WatchEvent<ConfigMap>, watcher::Error>,
     state: &mut State,
@@ -111,7 +124,11 @@ fn take(
             true
         }
         Ok(WatchEvent::Apply(cm)) => {
-            state.insert(source_name(&cm), entry(&cm)).as_ref() != Some(&entry(&cm))
+            let new = entry(&cm);
+            match state.get_mut(&source_name(&cm)) {
+                Some(old) => std::mem::replace(old, new).text != old.text,
+                None => state.insert(source_name(&cm), new).is_none(),
+            }
         }
         Ok(WatchEvent::Delete(cm)) => state.remove(&source_name(&cm)).is_some(),
         Err(e) => {
@@ -132,7 +149,7 @@ fn sources_of(state: &State) -> Vec<(String, String)> {
 /// The rule set the rule ConfigMaps' `texts` (name, text) combine into, read on the blocking
 /// pool: a large one takes the better part of a second, which would hold up the admissions of an
 /// async worker. A panic while reading is a refusal (`read_rules`), so the watch goes on.
-async fn combined(texts: Arc<Vec<(String, String)>>) -> Result<RuleSet, Vec<RulesError>> {
+async fn combined(texts: Sources) -> Result<RuleSet, Vec<RulesError>> {
     let task = tokio::task::spawn_blocking(move || read_rules(&sources_in(&texts)));
     task.await.unwrap_or_else(|e| {
         Err(vec![RulesError::of_document(
@@ -146,7 +163,7 @@ async fn combined(texts: Arc<Vec<(String, String)>>) -> Result<RuleSet, Vec<Rule
 /// returns whether it was installed.
 async fn reconcile(
     state: &State,
-    sources: Arc<Vec<(String, String)>>,
+    sources: Sources,
     store: &RulesStore,
     recorder: &Recorder,
 ) -> bool {
@@ -261,6 +278,46 @@ mod tests {
             Some(false)
         );
         assert_eq!(next_batch(&mut events, &mut state, &mut buffer).await, None);
+    }
+
+    #[tokio::test]
+    async fn a_configmap_recreated_with_the_same_text_changes_no_rules_but_its_reference_is_kept() {
+        let (mut state, mut buffer) = (State::new(), State::new());
+        state.insert(
+            "ConfigMap zoneguard/a".to_string(),
+            entry(&rule_configmap("a", "{}")),
+        );
+        let mut recreated = rule_configmap("a", "{}");
+        recreated.metadata.uid = Some("2".to_string());
+        let mut events = stream::iter([Ok(WatchEvent::Apply(recreated))]).boxed();
+        assert_eq!(
+            next_batch(&mut events, &mut state, &mut buffer).await,
+            Some(false)
+        );
+        let reference = &state["ConfigMap zoneguard/a"].reference;
+        assert_eq!(reference.uid.as_deref(), Some("2"));
+    }
+
+    #[test]
+    fn rules_are_in_force_when_their_texts_were_installed_and_no_configmap_lacks_the_key() {
+        let mut state = State::new();
+        state.insert(
+            "ConfigMap zoneguard/a".to_string(),
+            entry(&rule_configmap("a", "{}")),
+        );
+        let sources = Arc::new(sources_of(&state));
+        let other = Arc::new(vec![(
+            "ConfigMap zoneguard/a".to_string(),
+            "x: 1".to_string(),
+        )]);
+        assert!(in_force(&state, &sources, Some(&sources.clone())));
+        assert!(!in_force(&state, &sources, Some(&other)));
+        assert!(!in_force(&state, &sources, None));
+        let mut keyless = rule_configmap("b", "");
+        keyless.data = None;
+        state.insert("ConfigMap zoneguard/b".to_string(), entry(&keyless));
+        assert_eq!(sources_of(&state), *sources);
+        assert!(!in_force(&state, &sources, Some(&sources.clone())));
     }
 
     #[tokio::test]
