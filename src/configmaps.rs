@@ -244,6 +244,12 @@ mod tests {
         }
     }
 
+    /// The state of one rule ConfigMap, `name`, whose rules are `{}`.
+    fn holding(name: &str) -> State {
+        let cm = rule_configmap(name, "{}");
+        State::from([(source_name(&cm), entry(&cm))])
+    }
+
     fn applied(name: &str, text: &str) -> Result<WatchEvent<ConfigMap>, watcher::Error> {
         Ok(WatchEvent::Apply(rule_configmap(name, text)))
     }
@@ -267,11 +273,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_batch_that_changes_nothing_says_so_and_an_ended_watch_ends_the_batches() {
-        let (mut state, mut buffer) = (State::new(), State::new());
-        state.insert(
-            "ConfigMap zoneguard/a".to_string(),
-            entry(&rule_configmap("a", "{}")),
-        );
+        let (mut state, mut buffer) = (holding("a"), State::new());
         let mut events = stream::iter([applied("a", "{}")]).boxed();
         assert_eq!(
             next_batch(&mut events, &mut state, &mut buffer).await,
@@ -282,11 +284,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_configmap_recreated_with_the_same_text_changes_no_rules_but_its_reference_is_kept() {
-        let (mut state, mut buffer) = (State::new(), State::new());
-        state.insert(
-            "ConfigMap zoneguard/a".to_string(),
-            entry(&rule_configmap("a", "{}")),
-        );
+        let (mut state, mut buffer) = (holding("a"), State::new());
         let mut recreated = rule_configmap("a", "{}");
         recreated.metadata.uid = Some("2".to_string());
         let mut events = stream::iter([Ok(WatchEvent::Apply(recreated))]).boxed();
@@ -300,11 +298,7 @@ mod tests {
 
     #[test]
     fn rules_are_in_force_when_their_texts_were_installed_and_no_configmap_lacks_the_key() {
-        let mut state = State::new();
-        state.insert(
-            "ConfigMap zoneguard/a".to_string(),
-            entry(&rule_configmap("a", "{}")),
-        );
+        let mut state = holding("a");
         let sources = Arc::new(sources_of(&state));
         let other = Arc::new(vec![(
             "ConfigMap zoneguard/a".to_string(),
@@ -322,11 +316,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_relist_replaces_the_state_only_when_it_is_done() {
-        let (mut state, mut buffer) = (State::new(), State::new());
-        state.insert(
-            "ConfigMap zoneguard/old".to_string(),
-            entry(&rule_configmap("old", "{}")),
-        );
+        let (mut state, mut buffer) = (holding("old"), State::new());
         let relist = [
             Ok(WatchEvent::Init),
             Ok(WatchEvent::InitApply(rule_configmap("new", "{}"))),
