@@ -1,5 +1,6 @@
-# Shared helpers for scripts/bench.sh, scripts/soak.sh, scripts/scale.sh and
-# bench/apiserver-overhead.sh (sourced, not run), on top of tests/e2e/lib.sh (messages, processes,
+# Shared helpers for the benchmark scripts (scripts/bench.sh, soak.sh, scale.sh, reload-latency.sh,
+# instructions.sh, pgo-build.sh, image-rehearsal.sh; bench/apiserver-overhead.sh,
+# capture-reviews.sh), sourced, not run, on top of tests/e2e/lib.sh (messages, processes,
 # ports, PKI, local cluster). Every process started with bg_start is stopped on exit (the traps
 # bench_init installs). Traffic stays on 127.0.0.1.
 # shellcheck shell=bash
@@ -15,6 +16,12 @@ CLK_TCK="$(getconf CLK_TCK)"
 BENCH_WORK=""
 
 keep_work() { [[ "${BENCH_KEEP:-0}" == 1 ]]; }
+
+# die_showing FILE MESSAGE: FILE (the output of a tool that failed) on stderr, then die MESSAGE.
+die_showing() {
+  cat "$1" >&2
+  die "${@:2}"
+}
 
 # bench_init NAME: temp dir (BENCH_WORK, also LOGS), cleanup traps.
 # shellcheck disable=SC2034 # LOG_PREFIX, BENCH_WORK and LOGS are used by tests/e2e/lib.sh and the scripts
@@ -200,7 +207,7 @@ result_field() {
 # wrk_result OUT: the RESULT line bench/wrk-mix.lua printed into wrk's output file OUT; without
 # one, wrk's whole output and a failure.
 wrk_result() {
-  grep '^RESULT ' "$1" || { cat "$1" >&2; die "wrk printed no RESULT line ($1)"; }
+  grep '^RESULT ' "$1" || die_showing "$1" "wrk printed no RESULT line ($1)"
 }
 
 # failed_requests LINE: how many requests of a wrk RESULT line failed: connect, read and write

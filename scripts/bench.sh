@@ -120,7 +120,7 @@ say "start to ready with file rules (5 starts)"
 declare -a READY_US=()
 for i in 1 2 3 4 5; do
   start_zoneguard "$W/ready-$i.log"
-  us="$(wait_ready "$ZG_PID" "$ZG_PROBE" 20)" || { cat "$W/ready-$i.log" >&2; die "zoneguard did not become ready"; }
+  us="$(wait_ready "$ZG_PID" "$ZG_PROBE" 20)" || die_showing "$W/ready-$i.log" "zoneguard did not become ready"
   READY_US+=("$us")
   bg_stop "$ZG_PID"
 done
@@ -180,7 +180,7 @@ load() {
   [[ -z "$rate" ]] || rate="$(awk -v r="$rate" -v t="$WRK_THREADS" 'BEGIN { print r / t }')"
   BENCH_REVIEWS="$BENCH_DIR/reviews" BENCH_RATE="$rate" \
     "${WRK_PIN[@]}" wrk -t"$WRK_THREADS" -c"$CONC" -d"${duration}s" --timeout 5s \
-    -s "$BENCH_DIR/wrk-mix.lua" "https://127.0.0.1:$port" >"$out" 2>&1 || { cat "$out" >&2; die "wrk failed"; }
+    -s "$BENCH_DIR/wrk-mix.lua" "https://127.0.0.1:$port" >"$out" 2>&1 || die_showing "$out" "wrk failed"
   after="$(cpu_ticks "$@")"
   line="$(wrk_result "$out")" || exit 2
   R_REQS="$(result_field "$line" requests)"

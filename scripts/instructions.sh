@@ -108,7 +108,7 @@ callgrind_load() {
   callgrind_control --zero "$pid" >/dev/null || die "callgrind_control could not reach $1"
   say "wrk -c4 for ${duration}s against $(basename "$1") under callgrind"
   BENCH_REVIEWS="$BENCH_DIR/reviews" wrk -t1 -c4 -d"${duration}s" -s "$BENCH_DIR/wrk-mix.lua" \
-    "https://127.0.0.1:$port" >"$out.wrk" 2>&1 || { cat "$out.wrk" >&2; die "wrk failed"; }
+    "https://127.0.0.1:$port" >"$out.wrk" 2>&1 || die_showing "$out.wrk" "wrk failed"
   line="$(wrk_result "$out.wrk")" || exit 2
   REQUESTS="$(result_field "$line" requests)"
   callgrind_control --dump "$pid" >/dev/null || die "callgrind_control could not reach $1"

@@ -107,7 +107,7 @@ MIX="$(cd "$BENCH_ROOT" && training_mix)"
 say "training: wrk for ${DURATION}s over $(wc -w <<<"$MIX") requests, round robin"
 (BENCH_REVIEWS=/ BENCH_MIX="$MIX" \
   wrk -t2 -c16 -d"${DURATION}s" -s "$BENCH_DIR/wrk-mix.lua" "https://127.0.0.1:$ZG_PORT") >"$W/wrk.log" 2>&1 ||
-  { cat "$W/wrk.log" >&2; die "wrk failed"; }
+  die_showing "$W/wrk.log" "wrk failed"
 grep -E "requests in|RESULT" "$W/wrk.log" >&2 || true
 bg_stop "$ZG_PID"
 

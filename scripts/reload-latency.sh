@@ -56,7 +56,7 @@ for ((round = 1; round <= ROUNDS; round++)); do
     reload_ms=$((reload_us / 1000)) what="${MULTIPLIER}x"
     salt=$([[ $salt == a ]] && echo b || echo a)
   fi
-  wait "$wrk_pid" || { cat "$W/wrk-$round.out" >&2; die "wrk failed in round $round"; }
+  wait "$wrk_pid" || die_showing "$W/wrk-$round.out" "wrk failed in round $round"
   line="$(wrk_result "$W/wrk-$round.out")" || exit 2
   errors="$(failed_requests "$line")"
   [[ $errors -eq 0 ]] || die "$errors failed requests in round $round (connect, read or write errors, timeouts, non-2xx)"

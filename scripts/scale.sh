@@ -60,7 +60,7 @@ for m in $MULTIPLIERS; do
 
   # Offline parse (zoneguard check exits 0: the Ingress is admitted).
   /usr/bin/time -f '%e %M' -o "$W/time-$m" "$ZONEGUARD_BIN" check --rules "$rules" "$W/ingress.yaml" >"$W/check-$m.out" 2>&1 ||
-    { cat "$W/check-$m.out" >&2; die "zoneguard check failed at ${m}x"; }
+    die_showing "$W/check-$m.out" "zoneguard check failed at ${m}x"
   read -r parse_s parse_kib <"$W/time-$m"
 
   # Start to ready.
@@ -83,7 +83,7 @@ for m in $MULTIPLIERS; do
   # Match cost.
   read -r s0 c0 <<<"$(metric_sum_count "$probe")"
   BENCH_REVIEWS="$BENCH_DIR/reviews" wrk -t1 -c8 -d"${LOAD_SECONDS}s" --timeout 5s \
-    -s "$BENCH_DIR/wrk-mix.lua" "https://127.0.0.1:$port" >"$W/wrk-$m.out" 2>&1 || { cat "$W/wrk-$m.out" >&2; die "wrk failed"; }
+    -s "$BENCH_DIR/wrk-mix.lua" "https://127.0.0.1:$port" >"$W/wrk-$m.out" 2>&1 || die_showing "$W/wrk-$m.out" "wrk failed"
   read -r s1 c1 <<<"$(metric_sum_count "$probe")"
   line="$(wrk_result "$W/wrk-$m.out")" || exit 2
   errors="$(failed_requests "$line")"

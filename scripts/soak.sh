@@ -79,7 +79,7 @@ for ((round = 1; round <= ROUNDS; round++)); do
   sleep $((INTERVAL / 2))
   rotate_rules $((round + 1))
   rotate_cert $((round + 1))
-  wait "$wrk_pid" || { cat "$W/wrk-$round.out" >&2; die "wrk failed"; }
+  wait "$wrk_pid" || die_showing "$W/wrk-$round.out" "wrk failed"
   bg_stop "$wrk_pid"
 
   line="$(wrk_result "$W/wrk-$round.out")" || exit 2

@@ -124,10 +124,10 @@ fn take(
             true
         }
         Ok(WatchEvent::Apply(cm)) => {
-            let new = entry(&cm);
-            match state.get_mut(&source_name(&cm)) {
+            let (name, new) = (source_name(&cm), entry(&cm));
+            match state.get_mut(&name) {
                 Some(old) => std::mem::replace(old, new).text != old.text,
-                None => state.insert(source_name(&cm), new).is_none(),
+                None => state.insert(name, new).is_none(),
             }
         }
         Ok(WatchEvent::Delete(cm)) => state.remove(&source_name(&cm)).is_some(),
