@@ -14,7 +14,11 @@
 # same configurations pointed at the null webhook. Prints p50/p99 create latency and creates/s of
 # the three, pooled over the rounds, and the differences: zoneguard against no webhook (the
 # target), the null webhook against no webhook (what any webhook costs here), zoneguard against
-# the null webhook (zoneguard's own share).
+# the null webhook (zoneguard's own share). Then where the webhook time goes, per create: for each
+# webhook of the two configurations, its calls and the time kube-apiserver spent on them, from
+# the API server's own apiserver_admission_webhook_admission_duration_seconds (building the review,
+# the call, reading and applying the answer), and how many took over 5 ms; beside them the time
+# of zoneguard's own handler, from its zoneguard_admission_duration_seconds.
 #
 # Environment: ZONEGUARD_BIN, ZONEGUARD_TOOLS_DIR, APILOAD_N (default 300), APILOAD_CONCURRENCY
 # (default 16), APILOAD_ROUNDS (default 2), APILOAD_NAMESPACE (default team-1, where every object
@@ -29,6 +33,7 @@ source "$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/bench/lib.sh"
 
 N="${APILOAD_N:-300}"
 CONC="${APILOAD_CONCURRENCY:-16}"
+WARMUP=20 # objects of each kind bench/apiload creates first and does not count
 ROUNDS="${APILOAD_ROUNDS:-2}"
 NS="${APILOAD_NAMESPACE:-team-1}"
 [[ "$NS" =~ ^team-([0-9]|1[0-9])$ ]] || { echo "APILOAD_NAMESPACE must be team-0 … team-19 (the bench rules' delegated namespaces), not $NS" >&2; exit 2; }
@@ -124,12 +129,50 @@ remove_webhooks() { # WHICH
   await none_called "the $1 webhooks were still called 30 s after their removal"
 }
 
+# ------------------------------------------------ where the webhook time goes ----
+# webhook_totals: kube-apiserver's totals so far of the time it spent on each webhook (building
+# the review, the call, reading and applying the answer), one line per webhook and step:
+# NAME STEP CALLS SECONDS SLOW (STEP admit: mutating, validating; SLOW: the calls that took over
+# 5 ms, the histogram's first bucket bound past the p50).
+webhook_totals() {
+  kc get --raw /metrics | awk '
+    /^apiserver_admission_webhook_admission_duration_seconds_(sum|count|bucket)[{]/ {
+      match($0, /name="[^"]*"/); k = substr($0, RSTART + 6, RLENGTH - 7)
+      match($0, /type="[^"]*"/); k = k " " substr($0, RSTART + 6, RLENGTH - 7)
+      if ($1 ~ /_sum[{]/) s[k] += $2
+      else if ($1 ~ /_count[{]/) c[k] += $2
+      else if ($1 ~ /le="0[.]005"/) fast[k] += $2
+    }
+    END { for (k in c) print k, c[k], s[k], c[k] - fast[k] }'
+}
+# handler_totals: zoneguard's own totals so far of its admission handler: CALLS SECONDS.
+handler_totals() {
+  http_get "$ZG_PROBE" /metrics | awk '
+    $1 ~ /^zoneguard_admission_duration_seconds_sum/ { s += $2 }
+    $1 ~ /^zoneguard_admission_duration_seconds_count/ { c += $2 }
+    END { print c + 0, s + 0 }'
+}
+# record_spent LABEL BEFORE AFTER: appends to webhook-time.txt what each webhook cost between
+# two webhook_totals: LABEL NAME STEP CALLS SECONDS SLOW.
+record_spent() {
+  awk -v l="$1" 'NR == FNR { k = $1 " " $2; c[k] = $3; s[k] = $4; slow[k] = $5; next }
+    { k = $1 " " $2 } $3 > c[k] { print l, $1, $2, $3 - c[k], $4 - s[k], $5 - slow[k] }' "$2" "$3" \
+    >>"$W/webhook-time.txt"
+}
+
 # ----------------------------------------------------------------------- runs ----
 load() { # LABEL ROUND
+  local handler_before
+  webhook_totals >"$W/webhooks-before.txt"
+  handler_before="$(handler_totals)"
   "$W/apiload" -server "https://127.0.0.1:$API_PORT" -ca "$PKI/ca.crt" -cert "$PKI/admin.crt" \
     -key "$PKI/admin.key" -n "$N" -concurrency "$CONC" -prefix "$1-$2" -label "$1" \
-    -namespace "$NS" -domain "$DOMAIN" \
+    -namespace "$NS" -domain "$DOMAIN" -warmup "$WARMUP" \
     -raw "$W/raw-$1.txt" | tee -a "$W/results.txt" >&2
+  webhook_totals >"$W/webhooks-after.txt"
+  record_spent "$1" "$W/webhooks-before.txt" "$W/webhooks-after.txt"
+  [[ "$1" != zoneguard ]] || echo "$handler_before $(handler_totals)" |
+    awk '{ print "zoneguard handler -", $3 - $1, $4 - $2, "-" }' >>"$W/webhook-time.txt"
 }
 say "creating and deleting $N Services + $N Ingresses in $NS at concurrency $CONC, $ROUNDS rounds each way${ZG_ARGS:+, zoneguard keeping the inject-rules condition}"
 for ((round = 1; round <= ROUNDS; round++)); do
@@ -164,3 +207,21 @@ row "create p99 ms" "$(pct without 99)" "$(pct zoneguard 99)" "$(pct null 99)"
 row "creates/s (with deletes)" "$(rate without)" "$(rate zoneguard)" "$(rate null)"
 echo "target (reported, not asserted): create p99 overhead < 3 ms: $(delta "$(pct zoneguard 99)" "$(pct without 99)") ms" \
   "(a webhook that does nothing: $(delta "$(pct null 99)" "$(pct without 99)") ms)"
+echo
+echo "Where the webhook time goes, per create (kube-apiserver's apiserver_admission_webhook_admission_duration_seconds:"
+echo "building the review, the call, reading and applying the answer; zoneguard's handler from its own metrics)"
+awk -v creates=$((2 * (N + WARMUP) * ROUNDS)) '
+  { k = $1 " " $2 " " $3; if (!(k in c)) order[++n] = k; c[k] += $4; s[k] += $5; slow[k] += $6
+    if (!($1 in seen)) { seen[$1] = 1; labels[++m] = $1 } }
+  END {
+    printf "%-46s %12s %9s %10s %10s\n", "", "calls/create", "ms/call", "ms/create", "over 5 ms"
+    for (i = 1; i <= n; i++) {
+      k = order[i]; split(k, f, " ")
+      step = f[3] == "admit" ? "mutating" : f[3]
+      name = f[2] == "handler" ? "zoneguard: its own handler" : f[1] ": " f[2] " (" step ")"
+      printf "%-46s %12.3f %9.3f %10.3f %10s\n", name, c[k] / creates, 1000 * s[k] / c[k],
+        1000 * s[k] / creates, f[2] == "handler" ? "" : slow[k]
+      t[f[1]] += f[2] == "handler" ? 0 : s[k]; ts[f[1]] += f[2] == "handler" ? 0 : slow[k]
+    }
+    for (i = 1; i <= m; i++) { l = labels[i]; printf "%-46s %12s %9s %10.3f %10d\n", l ": every webhook", "", "", 1000 * t[l] / creates, ts[l] }
+  }' "$W/webhook-time.txt"

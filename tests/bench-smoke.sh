@@ -114,6 +114,10 @@ smoke_overhead() {
     '^zoneguard answered [1-9][0-9]* admission requests' \
     '^create p99 ms +[0-9.]+ +[0-9.]+ +[0-9.]+ +[-+][0-9.]+ +[-+][0-9.]+ +[-+][0-9.]+$' \
     '^target \(reported, not asserted\): create p99 overhead < 3 ms: [-+][0-9.]+ ms' \
+    '^zoneguard: annotations\.zoneguard\.io \(mutating\) +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9]+$' \
+    '^null: hostnames\.zoneguard\.io \(validating\) +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9]+$' \
+    '^zoneguard: its own handler +[0-9.]+ +[0-9.]+ +[0-9.]+ *$' \
+    '^zoneguard: every webhook +[0-9.]+ +[0-9]+$' \
     -- APILOAD_N=10 APILOAD_ROUNDS=1 APILOAD_CONCURRENCY=2
 }
 
