@@ -145,13 +145,6 @@ webhook_totals() {
     }
     END { for (k in c) print k, c[k], s[k], c[k] - fast[k] }'
 }
-# handler_totals: zoneguard's own totals so far of its admission handler: CALLS SECONDS.
-handler_totals() {
-  http_get "$ZG_PROBE" /metrics | awk '
-    $1 ~ /^zoneguard_admission_duration_seconds_sum/ { s += $2 }
-    $1 ~ /^zoneguard_admission_duration_seconds_count/ { c += $2 }
-    END { print c + 0, s + 0 }'
-}
 # record_spent LABEL BEFORE AFTER: appends to webhook-time.txt what each webhook cost between
 # two webhook_totals: LABEL NAME STEP CALLS SECONDS SLOW.
 record_spent() {
@@ -162,17 +155,17 @@ record_spent() {
 
 # ----------------------------------------------------------------------- runs ----
 load() { # LABEL ROUND
-  local handler_before
+  local handler_before=""
   webhook_totals >"$W/webhooks-before.txt"
-  handler_before="$(handler_totals)"
+  [[ "$1" != zoneguard ]] || handler_before="$(metric_sum_count "$ZG_PROBE")"
   "$W/apiload" -server "https://127.0.0.1:$API_PORT" -ca "$PKI/ca.crt" -cert "$PKI/admin.crt" \
     -key "$PKI/admin.key" -n "$N" -concurrency "$CONC" -prefix "$1-$2" -label "$1" \
     -namespace "$NS" -domain "$DOMAIN" -warmup "$WARMUP" \
     -raw "$W/raw-$1.txt" | tee -a "$W/results.txt" >&2
   webhook_totals >"$W/webhooks-after.txt"
   record_spent "$1" "$W/webhooks-before.txt" "$W/webhooks-after.txt"
-  [[ "$1" != zoneguard ]] || echo "$handler_before $(handler_totals)" |
-    awk '{ print "zoneguard handler -", $3 - $1, $4 - $2, "-" }' >>"$W/webhook-time.txt"
+  [[ -z "$handler_before" ]] || echo "$handler_before $(metric_sum_count "$ZG_PROBE")" |
+    awk '{ print "zoneguard handler -", $4 - $2, $3 - $1, "-" }' >>"$W/webhook-time.txt"
 }
 say "creating and deleting $N Services + $N Ingresses in $NS at concurrency $CONC, $ROUNDS rounds each way${ZG_ARGS:+, zoneguard keeping the inject-rules condition}"
 for ((round = 1; round <= ROUNDS; round++)); do
@@ -221,7 +214,9 @@ awk -v creates=$((2 * (N + WARMUP) * ROUNDS)) '
       name = f[2] == "handler" ? "zoneguard: its own handler" : f[1] ": " f[2] " (" step ")"
       printf "%-46s %12.3f %9.3f %10.3f %10s\n", name, c[k] / creates, 1000 * s[k] / c[k],
         1000 * s[k] / creates, f[2] == "handler" ? "" : slow[k]
-      t[f[1]] += f[2] == "handler" ? 0 : s[k]; ts[f[1]] += f[2] == "handler" ? 0 : slow[k]
+      if (f[2] != "handler") { t[f[1]] += s[k]; ts[f[1]] += slow[k] }
     }
-    for (i = 1; i <= m; i++) { l = labels[i]; printf "%-46s %12s %9s %10.3f %10d\n", l ": every webhook", "", "", 1000 * t[l] / creates, ts[l] }
+    for (i = 1; i <= m; i++)
+      printf "%-46s %12s %9s %10.3f %10d\n", labels[i] ": every webhook", "", "",
+        1000 * t[labels[i]] / creates, ts[labels[i]]
   }' "$W/webhook-time.txt"

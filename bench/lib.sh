@@ -48,6 +48,15 @@ http_get() {
   [[ "$status" == *" 200 "* ]]
 }
 
+# metric_sum_count PORT: "<sum> <count>" of zoneguard's admission duration histogram (its
+# handler's time), all endpoints, from the /metrics of its probe PORT.
+metric_sum_count() {
+  http_get "$1" /metrics | awk '
+    $1 ~ /^zoneguard_admission_duration_seconds_sum/ { s += $2 }
+    $1 ~ /^zoneguard_admission_duration_seconds_count/ { c += $2 }
+    END { printf "%s %s\n", s + 0, c + 0 }'
+}
+
 # now_us: microseconds since the epoch (no fork).
 now_us() {
   local t="${EPOCHREALTIME/./}"

@@ -40,14 +40,6 @@ spec:
   rules: [{host: www.team-1.zone1.example.com}]
 YAML
 
-# metric_sum_count PORT: "<sum> <count>" of the admission duration histogram, all endpoints.
-metric_sum_count() {
-  http_get "$1" /metrics | awk '
-    $1 ~ /^zoneguard_admission_duration_seconds_sum/ { s += $2 }
-    $1 ~ /^zoneguard_admission_duration_seconds_count/ { c += $2 }
-    END { printf "%s %s\n", s + 0, c + 0 }'
-}
-
 printf '%-6s %8s %6s %7s %8s | %9s %9s | %9s %9s | %9s %9s %9s | %9s %9s\n' \
   size filters ns roles "file MiB" "parse ms" "parse MiB" "ready ms" "RSS MiB" \
   "reload ms" "RSS MiB" "HWM MiB" "handler µs" "wrk p50 ms"

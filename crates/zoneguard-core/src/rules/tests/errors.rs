@@ -408,10 +408,8 @@ fn a_document_wrong_throughout_is_told_its_first_errors_and_no_more() {
 #[test]
 fn an_error_shows_its_line_only_when_the_line_is_known() {
     let error = |line| RulesError {
-        source_name: "rules.yaml".to_string(),
         line,
-        key: "(document)".to_string(),
-        message: "a message".to_string(),
+        ..RulesError::of_document("rules.yaml", "a message")
     };
     assert_eq!(error(3).to_string(), "rules.yaml:3: (document): a message");
     assert_eq!(error(0).to_string(), "rules.yaml: (document): a message");
