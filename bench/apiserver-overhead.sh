@@ -20,11 +20,20 @@
 # the call, reading and applying the answer), and how many took over 5 ms; beside them the time
 # of zoneguard's own handler, from its zoneguard_admission_duration_seconds.
 #
+# The protocol of the calls. In a cluster, kube-apiserver calls a webhook behind a Service (as
+# manifests/ registers zoneguard) over HTTP/1.1, and only a webhook URL on a loopback host
+# (localhost, 127.0.0.1, ::1) over HTTP/2 (k8s.io/apiserver, pkg/util/webhook/client.go). So the
+# webhooks are registered at this machine's host name when it resolves to 127.0.0.1: the calls
+# take the cluster's protocol and still stay on loopback. Where it does not, they are registered
+# at 127.0.0.1 and the calls are HTTP/2. The report names the protocol the null webhook saw.
+#
 # Environment: ZONEGUARD_BIN, ZONEGUARD_TOOLS_DIR, APILOAD_N (default 300), APILOAD_CONCURRENCY
 # (default 16), APILOAD_ROUNDS (default 2), APILOAD_NAMESPACE (default team-1, where every object
 # gets an injected annotation; in another team-N only the Ingresses do), BENCH_INJECT_CONDITION=1
 # (zoneguard keeps the mutating webhook's inject-rules condition, as with
-# manifests/inject-conditions: objects no inject rule changes skip /mutate), BENCH_KEEP=1.
+# manifests/inject-conditions: objects no inject rule changes skip /mutate), BENCH_WEBHOOK_HOST
+# (the host in the webhooks' URLs; it must resolve to 127.0.0.1: 127.0.0.1 for HTTP/2 calls),
+# BENCH_KEEP=1.
 # Traffic stays on 127.0.0.1; every process is stopped on exit.
 set -euo pipefail
 
@@ -40,8 +49,24 @@ NS="${APILOAD_NAMESPACE:-team-1}"
 DOMAIN="$NS.zone${NS#team-}.example.com" # bench/gen-rules.sh: team-N owns team-N.zoneN.example.com (N < 50)
 ZG_ARGS=()
 [[ "${BENCH_INJECT_CONDITION:-0}" == 1 ]] && ZG_ARGS=(--mutating-webhook-configuration zoneguard)
-need openssl curl go awk base64
+need openssl curl go awk base64 getent hostname
 bench_init apiserver-overhead
+
+# webhook_host: BENCH_WEBHOOK_HOST, else this machine's host name when it resolves to 127.0.0.1
+# (so kube-apiserver speaks HTTP/1.1 to the webhooks, as in a cluster), else 127.0.0.1.
+webhook_host() {
+  local name="${BENCH_WEBHOOK_HOST:-}"
+  if [[ -z "$name" ]]; then
+    name="$(hostname)"
+    [[ "$name" != localhost && "$(resolves_to "$name")" == 127.0.0.1 ]] || name=127.0.0.1
+  fi
+  [[ "$(resolves_to "$name")" == 127.0.0.1 ]] || die "the webhook host $name does not resolve to 127.0.0.1"
+  printf '%s' "$name"
+}
+resolves_to() { getent ahostsv4 "$1" | awk 'NR == 1 { print $1 }'; }
+WEBHOOK_HOST="$(webhook_host)"
+WEBHOOK_SAN="IP:127.0.0.1,DNS:localhost"
+[[ "$WEBHOOK_HOST" == 127.0.0.1 ]] || WEBHOOK_SAN+=",DNS:$WEBHOOK_HOST"
 build_zoneguard
 W="$BENCH_WORK"
 
@@ -55,7 +80,7 @@ say "building bench/nullhook"
 # ------------------------------------------- PKI, etcd, kube-apiserver ----
 PKI="$W/pki"
 cluster_pki bench
-cert webhook 127.0.0.1 "" $'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth'
+cert webhook 127.0.0.1 "" "subjectAltName=$WEBHOOK_SAN"$'\nextendedKeyUsage=serverAuth'
 ZG_PORT="" ZG_PROBE=""
 start_cluster bench 10.0.0.0/16
 say "kube-apiserver $("$BIN_DIR/kube-apiserver" --version | awk '{print $2}') up on 127.0.0.1:$API_PORT"
@@ -74,8 +99,8 @@ wait_https "$NULL_PID" "$NULL_PORT" 10 "$W/nullhook.log"
 
 # The shipped webhook configurations with only clientConfig changed (as tests/e2e/run.sh), once
 # for zoneguard and once for the null webhook.
-webhook_configurations "https://127.0.0.1:$ZG_PORT" "$PKI/ca.crt" "$W/webhooks-zoneguard.yaml"
-webhook_configurations "https://127.0.0.1:$NULL_PORT" "$PKI/ca.crt" "$W/webhooks-null.yaml"
+webhook_configurations "https://$WEBHOOK_HOST:$ZG_PORT" "$PKI/ca.crt" "$W/webhooks-zoneguard.yaml"
+webhook_configurations "https://$WEBHOOK_HOST:$NULL_PORT" "$PKI/ca.crt" "$W/webhooks-null.yaml"
 
 probe_ingress() {
   kc create --dry-run=server -f - <<YAML 2>&1
@@ -194,6 +219,7 @@ echo
 echo "API-server overhead ($(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) CPUs, kube-apiserver $("$BIN_DIR/kube-apiserver" --version | awk '{print $2}'))"
 echo "$N LoadBalancer Services + $N Ingresses (3 hosts) created and deleted per round, concurrency $CONC, $ROUNDS rounds each way"
 echo "zoneguard answered $zg_calls admission requests (validating + mutating webhooks); the null webhook $(null_count)"
+echo "webhooks called at https://$WEBHOOK_HOST:<port>; the null webhook's calls by protocol: $(curl -sk "https://127.0.0.1:$NULL_PORT/protocols" | sort | paste -sd, | sed 's/,/, /g')"
 printf '%-26s %10s %10s %10s %12s %12s %12s\n' "" "without" "zoneguard" "null" "zg-without" "null-without" "zg-null"
 row "create p50 ms" "$(pct without 50)" "$(pct zoneguard 50)" "$(pct null 50)"
 row "create p99 ms" "$(pct without 99)" "$(pct zoneguard 99)" "$(pct null 99)"

@@ -4,7 +4,9 @@
 // bench/apiserver-overhead.sh can tell zoneguard's share of the overhead from the API server's.
 //
 // GET /count answers the number of reviews admitted so far (the script's sign that the API
-// server calls it, or has stopped calling it). Only the standard library.
+// server calls it, or has stopped calling it); GET /protocols, how many reviews came over each
+// HTTP version (the API server speaks HTTP/2 to a webhook URL on a loopback host, HTTP/1.1 to any
+// other). Only the standard library.
 package main
 
 import (
@@ -14,6 +16,7 @@ import (
 	"io"
 	"log"
 	"net/http"
+	"sync"
 	"sync/atomic"
 )
 
@@ -34,11 +37,23 @@ func main() {
 		log.Fatal("nullhook: -cert and -key are required")
 	}
 	var admitted atomic.Int64
+	var mu sync.Mutex
+	byProto := map[string]int64{}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /count", func(w http.ResponseWriter, _ *http.Request) {
 		fmt.Fprintln(w, admitted.Load())
 	})
+	mux.HandleFunc("GET /protocols", func(w http.ResponseWriter, _ *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		for proto, n := range byProto {
+			fmt.Fprintln(w, proto, n)
+		}
+	})
 	mux.HandleFunc("POST /", func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		byProto[r.Proto]++
+		mu.Unlock()
 		var in review
 		if err := json.NewDecoder(io.LimitReader(r.Body, 8<<20)).Decode(&in); err != nil {
 			http.Error(w, "not an AdmissionReview: "+err.Error(), http.StatusBadRequest)
