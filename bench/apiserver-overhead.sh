@@ -31,7 +31,7 @@
 # (default 16), APILOAD_ROUNDS (default 2), APILOAD_NAMESPACE (default team-1, where every object
 # gets an injected annotation; in another team-N only the Ingresses do), BENCH_INJECT_CONDITION=1
 # (zoneguard keeps the mutating webhook's inject-rules condition, as with
-# manifests/inject-conditions: objects no inject rule changes skip /mutate), BENCH_WEBHOOK_HOST
+# manifests/inject-conditions: objects no inject rule changes skip /mutate), LOCAL_WEBHOOK_HOST
 # (the host in the webhooks' URLs; it must resolve to 127.0.0.1: 127.0.0.1 for HTTP/2 calls),
 # BENCH_KEEP=1.
 # Traffic stays on 127.0.0.1; every process is stopped on exit.
@@ -52,21 +52,7 @@ ZG_ARGS=()
 need openssl curl go awk base64 getent hostname
 bench_init apiserver-overhead
 
-# webhook_host: BENCH_WEBHOOK_HOST, else this machine's host name when it resolves to 127.0.0.1
-# (so kube-apiserver speaks HTTP/1.1 to the webhooks, as in a cluster), else 127.0.0.1.
-webhook_host() {
-  local name="${BENCH_WEBHOOK_HOST:-}"
-  if [[ -z "$name" ]]; then
-    name="$(hostname)"
-    [[ "$name" != localhost && "$(resolves_to "$name")" == 127.0.0.1 ]] || name=127.0.0.1
-  fi
-  [[ "$(resolves_to "$name")" == 127.0.0.1 ]] || die "the webhook host $name does not resolve to 127.0.0.1"
-  printf '%s' "$name"
-}
-resolves_to() { getent ahostsv4 "$1" | awk 'NR == 1 { print $1 }'; }
-WEBHOOK_HOST="$(webhook_host)"
-WEBHOOK_SAN="IP:127.0.0.1,DNS:localhost"
-[[ "$WEBHOOK_HOST" == 127.0.0.1 ]] || WEBHOOK_SAN+=",DNS:$WEBHOOK_HOST"
+WEBHOOK_HOST="$(webhook_host)" # HTTP/1.1 calls where this machine allows (tests/e2e/lib.sh)
 build_zoneguard
 W="$BENCH_WORK"
 
@@ -80,7 +66,7 @@ say "building bench/nullhook"
 # ------------------------------------------- PKI, etcd, kube-apiserver ----
 PKI="$W/pki"
 cluster_pki bench
-cert webhook 127.0.0.1 "" "subjectAltName=$WEBHOOK_SAN"$'\nextendedKeyUsage=serverAuth'
+cert webhook 127.0.0.1 "" "subjectAltName=$(webhook_san "$WEBHOOK_HOST")"$'\nextendedKeyUsage=serverAuth'
 ZG_PORT="" ZG_PROBE=""
 start_cluster bench 10.0.0.0/16
 say "kube-apiserver $("$BIN_DIR/kube-apiserver" --version | awk '{print $2}') up on 127.0.0.1:$API_PORT"

@@ -218,12 +218,16 @@ CERTS="$WORK/webhook-certs"
 mkdir -p "$CERTS"
 free_port WEBHOOK_PORT
 free_port PROBE_PORT
-WEBHOOK_HOST=127.0.0.1
+# This machine's host name when it resolves to 127.0.0.1, so that the API server
+# calls zoneguard over HTTP/1.1 as it calls a webhook behind a Service in a
+# cluster; else 127.0.0.1, over HTTP/2 (webhook_host in tests/e2e/lib.sh).
+WEBHOOK_HOST="$(webhook_host)"
+say "the API server calls zoneguard at https://$WEBHOOK_HOST:<port>"
 
 # The CA and caBundle come from `zoneguard certs`. Its serving certificate
 # names zoneguard.zoneguard.svc, but the API server calls this local process
-# at https://127.0.0.1:<port>: unless the certificate also names 127.0.0.1
-# (or localhost), a loopback serving certificate is signed with the CA that
+# at https://$WEBHOOK_HOST:<port>: unless the certificate also names that
+# host, a loopback serving certificate is signed with the CA that
 # `zoneguard certs` wrote, so the caBundle under test is still its own.
 find_first() {
   local f
@@ -264,15 +268,11 @@ make_webhook_certs() {
     CERTS_PROBLEM="tls.crt does not name zoneguard.zoneguard.svc ($sans)"
     return 1
   fi
-  if grep -q 'IP Address:127.0.0.1' <<<"$sans"; then
-    WEBHOOK_HOST=127.0.0.1
-  elif grep -q 'DNS:localhost' <<<"$sans"; then
-    WEBHOOK_HOST=localhost
-  else
-    say "signing a 127.0.0.1 serving certificate with the CA from zoneguard certs"
+  if ! tr ',' '\n' <<<"$sans" | sed 's/^ *//' | grep -qxF -e "DNS:$WEBHOOK_HOST" -e "IP Address:$WEBHOOK_HOST"; then
+    say "signing a serving certificate for $WEBHOOK_HOST with the CA from zoneguard certs"
     CA_DIR="$CERTS" cert webhook-loopback 127.0.0.1 "" \
-      $'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth'
-    TLS_CRT="$PKI/webhook-loopback.crt" TLS_KEY="$PKI/webhook-loopback.key" WEBHOOK_HOST=127.0.0.1
+      "subjectAltName=$(webhook_san "$WEBHOOK_HOST")"$'\nextendedKeyUsage=serverAuth'
+    TLS_CRT="$PKI/webhook-loopback.crt" TLS_KEY="$PKI/webhook-loopback.key"
   fi
 }
 CERTS_PROBLEM=""
@@ -283,8 +283,8 @@ else
   report "zoneguard certs writes a CA, a serving certificate and the caBundle" "$CERTS_PROBLEM" \
     "$(cat "$LOGS/certs.log" 2>/dev/null)"
   say "NOTE: using an openssl CA and certificate for the webhook instead"
-  cert webhook 127.0.0.1 "" $'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth'
-  TLS_CRT="$PKI/webhook.crt" TLS_KEY="$PKI/webhook.key" WEBHOOK_HOST=127.0.0.1
+  cert webhook 127.0.0.1 "" "subjectAltName=$(webhook_san "$WEBHOOK_HOST")"$'\nextendedKeyUsage=serverAuth'
+  TLS_CRT="$PKI/webhook.crt" TLS_KEY="$PKI/webhook.key"
   CA_BUNDLE="$(base64 -w0 <"$PKI/ca.crt")"
 fi
 
