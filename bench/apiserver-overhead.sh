@@ -20,12 +20,9 @@
 # the call, reading and applying the answer), and how many took over 5 ms; beside them the time
 # of zoneguard's own handler, from its zoneguard_admission_duration_seconds.
 #
-# The protocol of the calls. In a cluster, kube-apiserver calls a webhook behind a Service (as
-# manifests/ registers zoneguard) over HTTP/1.1, and only a webhook URL on a loopback host
-# (localhost, 127.0.0.1, ::1) over HTTP/2 (k8s.io/apiserver, pkg/util/webhook/client.go). So the
-# webhooks are registered at this machine's host name when it resolves to 127.0.0.1: the calls
-# take the cluster's protocol and still stay on loopback. Where it does not, they are registered
-# at 127.0.0.1 and the calls are HTTP/2. The report names the protocol the null webhook saw.
+# The webhooks are registered at this machine's host name when it resolves to 127.0.0.1, so that
+# the API server calls them over HTTP/1.1 as in a cluster, else at 127.0.0.1, over HTTP/2
+# (webhook_host in tests/e2e/lib.sh); the report names the protocol the null webhook saw.
 #
 # Environment: ZONEGUARD_BIN, ZONEGUARD_TOOLS_DIR, APILOAD_N (default 300), APILOAD_CONCURRENCY
 # (default 16), APILOAD_ROUNDS (default 2), APILOAD_NAMESPACE (default team-1, where every object
@@ -49,10 +46,10 @@ NS="${APILOAD_NAMESPACE:-team-1}"
 DOMAIN="$NS.zone${NS#team-}.example.com" # bench/gen-rules.sh: team-N owns team-N.zoneN.example.com (N < 50)
 ZG_ARGS=()
 [[ "${BENCH_INJECT_CONDITION:-0}" == 1 ]] && ZG_ARGS=(--mutating-webhook-configuration zoneguard)
-need openssl curl go awk base64 getent hostname
+need openssl curl go awk base64 getent
 bench_init apiserver-overhead
 
-WEBHOOK_HOST="$(webhook_host)" # HTTP/1.1 calls where this machine allows (tests/e2e/lib.sh)
+WEBHOOK_HOST="$(webhook_host)"
 build_zoneguard
 W="$BENCH_WORK"
 
@@ -66,7 +63,7 @@ say "building bench/nullhook"
 # ------------------------------------------- PKI, etcd, kube-apiserver ----
 PKI="$W/pki"
 cluster_pki bench
-cert webhook 127.0.0.1 "" "subjectAltName=$(webhook_san "$WEBHOOK_HOST")"$'\nextendedKeyUsage=serverAuth'
+webhook_cert webhook "$WEBHOOK_HOST"
 ZG_PORT="" ZG_PROBE=""
 start_cluster bench 10.0.0.0/16
 say "kube-apiserver $("$BIN_DIR/kube-apiserver" --version | awk '{print $2}') up on 127.0.0.1:$API_PORT"
@@ -97,7 +94,8 @@ spec:
   rules: [{host: login.zone2.example.com}]
 YAML
 }
-null_count() { curl -sk "https://127.0.0.1:$NULL_PORT/count"; }
+null_get() { curl -sk "https://127.0.0.1:$NULL_PORT/$1"; } # PATH
+null_count() { null_get count; }
 # probe_says TEXT: the probe's dry run printed TEXT (kubectl fails when it is denied).
 probe_says() {
   local out
@@ -205,7 +203,7 @@ echo
 echo "API-server overhead ($(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) CPUs, kube-apiserver $("$BIN_DIR/kube-apiserver" --version | awk '{print $2}'))"
 echo "$N LoadBalancer Services + $N Ingresses (3 hosts) created and deleted per round, concurrency $CONC, $ROUNDS rounds each way"
 echo "zoneguard answered $zg_calls admission requests (validating + mutating webhooks); the null webhook $(null_count)"
-echo "webhooks called at https://$WEBHOOK_HOST:<port>; the null webhook's calls by protocol: $(curl -sk "https://127.0.0.1:$NULL_PORT/protocols" | sort | paste -sd, | sed 's/,/, /g')"
+echo "webhooks called at https://$WEBHOOK_HOST:<port>; the null webhook's calls by protocol: $(null_get protocols | sort | paste -sd, | sed 's/,/, /g')"
 printf '%-26s %10s %10s %10s %12s %12s %12s\n' "" "without" "zoneguard" "null" "zg-without" "null-without" "zg-null"
 row "create p50 ms" "$(pct without 50)" "$(pct zoneguard 50)" "$(pct null 50)"
 row "create p99 ms" "$(pct without 99)" "$(pct zoneguard 99)" "$(pct null 99)"

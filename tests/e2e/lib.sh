@@ -249,25 +249,27 @@ start_cluster() {
 
 # webhook_host: the host the API server is to call a local webhook at. In a cluster it calls a
 # webhook behind a Service over HTTP/1.1, and HTTP/2 only to a URL on a loopback host (localhost,
-# 127.0.0.1, ::1; k8s.io/apiserver, pkg/util/webhook/client.go). So: LOCAL_WEBHOOK_HOST when set,
-# else this machine's host name when it resolves to 127.0.0.1 (calls over HTTP/1.1 that stay on
-# loopback), else 127.0.0.1 (HTTP/2). Dies when the host chosen does not resolve to 127.0.0.1.
+# 127.0.0.1, ::1; k8s.io/apiserver, pkg/util/webhook/client.go). So: LOCAL_WEBHOOK_HOST when set
+# (it must resolve to 127.0.0.1), else this machine's host name when it resolves to 127.0.0.1
+# (calls over HTTP/1.1 that stay on loopback), else 127.0.0.1 (HTTP/2).
 webhook_host() {
   local name="${LOCAL_WEBHOOK_HOST:-}"
-  if [[ -z "$name" ]]; then
-    name="$(hostname)"
+  if [[ -n "$name" ]]; then
+    [[ "$(resolves_to "$name")" == 127.0.0.1 ]] || die "LOCAL_WEBHOOK_HOST $name does not resolve to 127.0.0.1"
+  else
+    name="$(uname -n)"
     [[ "$name" != localhost && "$(resolves_to "$name")" == 127.0.0.1 ]] || name=127.0.0.1
   fi
-  [[ "$(resolves_to "$name")" == 127.0.0.1 ]] || die "the webhook host $name does not resolve to 127.0.0.1"
   printf '%s' "$name"
 }
 resolves_to() { getent ahostsv4 "$1" | awk 'NR == 1 { print $1 }'; }
 
-# webhook_san HOST: the subjectAltName of a local webhook's serving certificate: 127.0.0.1,
-# localhost and HOST.
-webhook_san() {
-  printf 'IP:127.0.0.1,DNS:localhost'
-  [[ "$1" == 127.0.0.1 || "$1" == localhost ]] || printf ',DNS:%s' "$1"
+# webhook_cert NAME HOST: $PKI/NAME.{crt,key}, a serving certificate for a local webhook at HOST
+# (and 127.0.0.1 and localhost), signed by the CA in CA_DIR (default $PKI).
+webhook_cert() {
+  local san="IP:127.0.0.1,DNS:localhost"
+  [[ "$2" == 127.0.0.1 || "$2" == localhost ]] || san+=",DNS:$2"
+  cert "$1" 127.0.0.1 "" "subjectAltName=$san"$'\nextendedKeyUsage=serverAuth'
 }
 
 # ------------------------------------------------------------- webhooks ----

@@ -218,17 +218,16 @@ CERTS="$WORK/webhook-certs"
 mkdir -p "$CERTS"
 free_port WEBHOOK_PORT
 free_port PROBE_PORT
-# This machine's host name when it resolves to 127.0.0.1, so that the API server
-# calls zoneguard over HTTP/1.1 as it calls a webhook behind a Service in a
-# cluster; else 127.0.0.1, over HTTP/2 (webhook_host in tests/e2e/lib.sh).
+# Where the API server calls zoneguard: over HTTP/1.1, as in a cluster, where this
+# machine allows (webhook_host in tests/e2e/lib.sh).
 WEBHOOK_HOST="$(webhook_host)"
 say "the API server calls zoneguard at https://$WEBHOOK_HOST:<port>"
 
 # The CA and caBundle come from `zoneguard certs`. Its serving certificate
 # names zoneguard.zoneguard.svc, but the API server calls this local process
-# at https://$WEBHOOK_HOST:<port>: unless the certificate also names that
-# host, a loopback serving certificate is signed with the CA that
-# `zoneguard certs` wrote, so the caBundle under test is still its own.
+# at https://$WEBHOOK_HOST:<port>, so a serving certificate for that host is
+# signed with the CA that `zoneguard certs` wrote: the caBundle under test is
+# still its own.
 find_first() {
   local f
   for f in "$@"; do
@@ -237,15 +236,8 @@ find_first() {
   return 1
 }
 make_webhook_certs() {
-  local help extra=() flag sans
-  help="$("$ZONEGUARD_BIN" certs --help 2>&1 || true)"
-  for flag in --ip-address --ip --extra-san --san --host; do
-    if grep -qE -- "(^|[[:space:],])$flag([[:space:]=,]|$)" <<<"$help"; then
-      extra=("$flag" 127.0.0.1)
-      break
-    fi
-  done
-  if ! "$ZONEGUARD_BIN" certs --service zoneguard --namespace zoneguard --out "$CERTS" "${extra[@]}" \
+  local sans
+  if ! "$ZONEGUARD_BIN" certs --service zoneguard --namespace zoneguard --out "$CERTS" \
     >"$LOGS/certs.out" 2>"$LOGS/certs.log"; then
     CERTS_PROBLEM="zoneguard certs failed: $(head -n 3 "$LOGS/certs.log")"
     return 1
@@ -268,12 +260,9 @@ make_webhook_certs() {
     CERTS_PROBLEM="tls.crt does not name zoneguard.zoneguard.svc ($sans)"
     return 1
   fi
-  if ! tr ',' '\n' <<<"$sans" | sed 's/^ *//' | grep -qxF -e "DNS:$WEBHOOK_HOST" -e "IP Address:$WEBHOOK_HOST"; then
-    say "signing a serving certificate for $WEBHOOK_HOST with the CA from zoneguard certs"
-    CA_DIR="$CERTS" cert webhook-loopback 127.0.0.1 "" \
-      "subjectAltName=$(webhook_san "$WEBHOOK_HOST")"$'\nextendedKeyUsage=serverAuth'
-    TLS_CRT="$PKI/webhook-loopback.crt" TLS_KEY="$PKI/webhook-loopback.key"
-  fi
+  say "signing a serving certificate for $WEBHOOK_HOST with the CA from zoneguard certs"
+  CA_DIR="$CERTS" webhook_cert webhook-loopback "$WEBHOOK_HOST"
+  TLS_CRT="$PKI/webhook-loopback.crt" TLS_KEY="$PKI/webhook-loopback.key"
 }
 CERTS_PROBLEM=""
 CA_BUNDLE=""
@@ -283,7 +272,7 @@ else
   report "zoneguard certs writes a CA, a serving certificate and the caBundle" "$CERTS_PROBLEM" \
     "$(cat "$LOGS/certs.log" 2>/dev/null)"
   say "NOTE: using an openssl CA and certificate for the webhook instead"
-  cert webhook 127.0.0.1 "" "subjectAltName=$(webhook_san "$WEBHOOK_HOST")"$'\nextendedKeyUsage=serverAuth'
+  webhook_cert webhook "$WEBHOOK_HOST"
   TLS_CRT="$PKI/webhook.crt" TLS_KEY="$PKI/webhook.key"
   CA_BUNDLE="$(base64 -w0 <"$PKI/ca.crt")"
 fi
