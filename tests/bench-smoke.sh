@@ -113,6 +113,7 @@ smoke_overhead() {
   run overhead bench/apiserver-overhead.sh \
     '^zoneguard answered [1-9][0-9]* admission requests' \
     "^webhooks called at https://[^ ]+; the null webhook's calls by protocol: HTTP/(1\\.1|2\\.0) [1-9]" \
+    "^the null webhook's answers with zoneguard's patch, by kind: Ingress [1-9][0-9]*, Service [1-9][0-9]*\$" \
     '^create p99 ms +[0-9.]+ +[0-9.]+ +[0-9.]+ +[-+][0-9.]+ +[-+][0-9.]+ +[-+][0-9.]+$' \
     '^target \(reported, not asserted\): create p99 overhead < 3 ms: [-+][0-9.]+ ms' \
     '^zoneguard: annotations\.zoneguard\.io \(mutating\) +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9]+$' \

@@ -3,7 +3,8 @@
 // to every `kubectl apply` (bench/apiserver-overhead.sh runs it with and without them).
 //
 // Each worker takes the next object, POSTs it (timed), then DELETEs it, so at most
-// -concurrency objects exist at once. Only the standard library: TLS client certificate
+// -concurrency objects exist at once. -sample prints the objects instead (for `zoneguard check`,
+// to learn the patch zoneguard answers them with). Only the standard library: TLS client certificate
 // authentication, HTTP/2 as client-go uses it.
 package main
 
@@ -74,7 +75,12 @@ func main() {
 	prefix := flag.String("prefix", "apiload", "object name prefix")
 	raw := flag.String("raw", "", "append each counted create latency (µs) to this file")
 	label := flag.String("label", "", "label printed in the RESULT line")
+	sample := flag.String("sample", "", "print one Service and one Ingress of this name, as they would be created, as a YAML stream of JSON documents, and exit")
 	flag.Parse()
+	if *sample != "" {
+		fmt.Printf("%s\n---\n%s\n", service(*ns, *sample).body, ingress(*ns, *sample, *domain).body)
+		return
+	}
 	if *server == "" || *caFile == "" || *certFile == "" || *keyFile == "" {
 		fmt.Fprintln(os.Stderr, "apiload: -server, -ca, -cert and -key are required")
 		os.Exit(2)
