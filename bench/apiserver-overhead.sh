@@ -31,7 +31,7 @@
 # (zoneguard keeps the mutating webhook's inject-rules condition, as with
 # manifests/inject-conditions: objects no inject rule changes skip /mutate), LOCAL_WEBHOOK_HOST
 # (the host in the webhooks' URLs; it must resolve to 127.0.0.1: 127.0.0.1 for HTTP/2 calls),
-# BENCH_NULL_PATCH=0 (the null webhook answers with no patch, as before 2026-12-07 12:00 UTC: a
+# BENCH_NULL_PATCH=0 (the null webhook answers with no patch, as before 2026-12-07 11:18 UTC: a
 # Service then skips the validating webhook), BENCH_KEEP=1.
 # Traffic stays on 127.0.0.1; every process is stopped on exit.
 set -euo pipefail
