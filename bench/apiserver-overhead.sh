@@ -46,6 +46,7 @@ ROUNDS="${APILOAD_ROUNDS:-2}"
 NS="${APILOAD_NAMESPACE:-team-1}"
 [[ "$NS" =~ ^team-([0-9]|1[0-9])$ ]] || { echo "APILOAD_NAMESPACE must be team-0 … team-19 (the bench rules' delegated namespaces), not $NS" >&2; exit 2; }
 DOMAIN="$NS.zone${NS#team-}.example.com" # bench/gen-rules.sh: team-N owns team-N.zoneN.example.com (N < 50)
+[[ "${BENCH_NULL_PATCH:=1}" =~ ^[01]$ ]] || { echo "BENCH_NULL_PATCH must be 0 or 1, not $BENCH_NULL_PATCH" >&2; exit 2; }
 ZG_ARGS=()
 [[ "${BENCH_INJECT_CONDITION:-0}" == 1 ]] && ZG_ARGS=(--mutating-webhook-configuration zoneguard)
 need openssl curl go awk base64 getent
@@ -80,7 +81,6 @@ serve_zoneguard "$W/zoneguard.log" "$ZONEGUARD_BIN" "$BENCH_RULES" "$PKI/webhook
 # BENCH_NULL_PATCH=0), so that the API server applies the same patch and makes the same calls
 # with either webhook.
 NULL_ARGS=()
-case "${BENCH_NULL_PATCH:=1}" in 0 | 1) ;; *) die "BENCH_NULL_PATCH must be 0 or 1, not $BENCH_NULL_PATCH" ;; esac
 if [[ "$BENCH_NULL_PATCH" == 1 ]]; then
   "$W/apiload" -sample nullhook-sample -namespace "$NS" -domain "$DOMAIN" >"$W/samples.yaml"
   "$ZONEGUARD_BIN" check --rules "$BENCH_RULES" --output json "$W/samples.yaml" >"$W/patches.json" ||
