@@ -109,6 +109,7 @@ YAML
 }
 null_get() { curl -sk "https://127.0.0.1:$NULL_PORT/$1"; } # PATH
 null_count() { null_get count; }
+null_counts() { null_get "$1" | sort | paste -sd, | sed 's/,/, /g'; } # PATH: "KEY N, KEY N"
 # probe_says TEXT: the probe's dry run printed TEXT (kubectl fails when it is denied).
 probe_says() {
   local out
@@ -216,9 +217,9 @@ echo
 echo "API-server overhead ($(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) CPUs, kube-apiserver $("$BIN_DIR/kube-apiserver" --version | awk '{print $2}'))"
 echo "$N LoadBalancer Services + $N Ingresses (3 hosts) created and deleted per round, concurrency $CONC, $ROUNDS rounds each way"
 echo "zoneguard answered $zg_calls admission requests (validating + mutating webhooks); the null webhook $(null_count)"
-echo "webhooks called at https://$WEBHOOK_HOST:<port>; the null webhook's calls by protocol: $(null_get protocols | sort | paste -sd, | sed 's/,/, /g')"
-null_patched="$(null_get patched | sort | paste -sd, | sed 's/,/, /g')"
-[[ ${#NULL_ARGS[@]} -gt 0 ]] || null_patched="none (BENCH_NULL_PATCH=0)"
+echo "webhooks called at https://$WEBHOOK_HOST:<port>; the null webhook's calls by protocol: $(null_counts protocols)"
+null_patched="$(null_counts patched)"
+[[ "$BENCH_NULL_PATCH" == 1 ]] || null_patched="none (BENCH_NULL_PATCH=0)"
 echo "the null webhook's answers with zoneguard's patch, by kind: ${null_patched:-none}"
 printf '%-26s %10s %10s %10s %12s %12s %12s\n' "" "without" "zoneguard" "null" "zg-without" "null-without" "zg-null"
 row "create p50 ms" "$(pct without 50)" "$(pct zoneguard 50)" "$(pct null 50)"

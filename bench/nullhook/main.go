@@ -77,6 +77,29 @@ func readPatches(file string) (map[string]sample, error) {
 	return patches, nil
 }
 
+// counts counts events by key, for GET: one "KEY N" line per key.
+type counts struct {
+	mu sync.Mutex
+	n  map[string]int64
+}
+
+func (c *counts) add(key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n == nil {
+		c.n = map[string]int64{}
+	}
+	c.n[key]++
+}
+
+func (c *counts) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for key, n := range c.n {
+		fmt.Fprintln(w, key, n)
+	}
+}
+
 func main() {
 	listen := flag.String("listen", "127.0.0.1:0", "address to serve HTTPS on")
 	certFile := flag.String("cert", "", "serving certificate (PEM)")
@@ -95,31 +118,15 @@ func main() {
 		log.Printf("nullhook: answering /mutate with a patch for %d kinds", len(patches))
 	}
 	var admitted atomic.Int64
-	var mu sync.Mutex
-	byProto := map[string]int64{}
-	patched := map[string]int64{}
+	var byProto, patched counts
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /count", func(w http.ResponseWriter, _ *http.Request) {
 		fmt.Fprintln(w, admitted.Load())
 	})
-	mux.HandleFunc("GET /protocols", func(w http.ResponseWriter, _ *http.Request) {
-		mu.Lock()
-		defer mu.Unlock()
-		for proto, n := range byProto {
-			fmt.Fprintln(w, proto, n)
-		}
-	})
-	mux.HandleFunc("GET /patched", func(w http.ResponseWriter, _ *http.Request) {
-		mu.Lock()
-		defer mu.Unlock()
-		for kind, n := range patched {
-			fmt.Fprintln(w, kind, n)
-		}
-	})
+	mux.Handle("GET /protocols", &byProto)
+	mux.Handle("GET /patched", &patched)
 	mux.HandleFunc("POST /", func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		byProto[r.Proto]++
-		mu.Unlock()
+		byProto.add(r.Proto)
 		var in review
 		if err := json.NewDecoder(io.LimitReader(r.Body, 8<<20)).Decode(&in); err != nil {
 			http.Error(w, "not an AdmissionReview: "+err.Error(), http.StatusBadRequest)
@@ -130,9 +137,7 @@ func main() {
 		if s, ok := patches[in.Request.Kind.Kind]; ok && r.URL.Path == "/mutate" {
 			response["patchType"] = "JSONPatch"
 			response["patch"] = bytes.ReplaceAll(s.patch, s.name, []byte(in.Request.Name)) // base64
-			mu.Lock()
-			patched[in.Request.Kind.Kind]++
-			mu.Unlock()
+			patched.add(in.Request.Kind.Kind)
 		}
 		out := map[string]any{
 			"apiVersion": "admission.k8s.io/v1",

@@ -228,34 +228,28 @@ say "the API server calls zoneguard at https://$WEBHOOK_HOST:<port>"
 # at https://$WEBHOOK_HOST:<port>, so a serving certificate for that host is
 # signed with the CA that `zoneguard certs` wrote: the caBundle under test is
 # still its own.
-find_first() {
-  local f
-  for f in "$@"; do
-    [[ -f "$CERTS/$f" ]] && { printf '%s\n' "$CERTS/$f"; return 0; }
-  done
-  return 1
-}
 make_webhook_certs() {
-  local sans
+  local sans f CA_CRT="$CERTS/ca.crt" CERTS_CRT="$CERTS/tls.crt"
   if ! "$ZONEGUARD_BIN" certs --service zoneguard --namespace zoneguard --out "$CERTS" \
     >"$LOGS/certs.out" 2>"$LOGS/certs.log"; then
     CERTS_PROBLEM="zoneguard certs failed: $(head -n 3 "$LOGS/certs.log")"
     return 1
   fi
-  if ! CA_CRT="$(find_first ca.crt)" || ! TLS_CRT="$(find_first tls.crt)" || ! TLS_KEY="$(find_first tls.key)"; then
+  for f in ca.crt tls.crt tls.key; do
+    [[ -f "$CERTS/$f" ]] && continue
     CERTS_PROBLEM="zoneguard certs did not write ca.crt, tls.crt and tls.key: $(ls "$CERTS")"
     return 1
-  fi
+  done
   CA_BUNDLE="$(tail -n 1 "$LOGS/certs.out")"
   if [[ "$CA_BUNDLE" != "$(base64 -w0 <"$CA_CRT")" ]]; then
     CERTS_PROBLEM="the caBundle zoneguard certs printed is not base64 of ca.crt"
     return 1
   fi
-  if ! openssl verify -CAfile "$CA_CRT" "$TLS_CRT" >/dev/null 2>&1; then
+  if ! openssl verify -CAfile "$CA_CRT" "$CERTS_CRT" >/dev/null 2>&1; then
     CERTS_PROBLEM="tls.crt does not verify against ca.crt"
     return 1
   fi
-  sans="$(openssl x509 -in "$TLS_CRT" -noout -ext subjectAltName 2>/dev/null || true)"
+  sans="$(openssl x509 -in "$CERTS_CRT" -noout -ext subjectAltName 2>/dev/null || true)"
   if ! grep -q 'DNS:zoneguard.zoneguard.svc' <<<"$sans"; then
     CERTS_PROBLEM="tls.crt does not name zoneguard.zoneguard.svc ($sans)"
     return 1
