@@ -46,7 +46,8 @@ ROUNDS="${APILOAD_ROUNDS:-2}"
 NS="${APILOAD_NAMESPACE:-team-1}"
 [[ "$NS" =~ ^team-([0-9]|1[0-9])$ ]] || { echo "APILOAD_NAMESPACE must be team-0 … team-19 (the bench rules' delegated namespaces), not $NS" >&2; exit 2; }
 DOMAIN="$NS.zone${NS#team-}.example.com" # bench/gen-rules.sh: team-N owns team-N.zoneN.example.com (N < 50)
-[[ "${BENCH_NULL_PATCH:=1}" =~ ^[01]$ ]] || { echo "BENCH_NULL_PATCH must be 0 or 1, not $BENCH_NULL_PATCH" >&2; exit 2; }
+BENCH_NULL_PATCH="${BENCH_NULL_PATCH:-1}"
+[[ "$BENCH_NULL_PATCH" =~ ^[01]$ ]] || { echo "BENCH_NULL_PATCH must be 0 or 1, not $BENCH_NULL_PATCH" >&2; exit 2; }
 ZG_ARGS=()
 [[ "${BENCH_INJECT_CONDITION:-0}" == 1 ]] && ZG_ARGS=(--mutating-webhook-configuration zoneguard)
 need openssl curl go awk base64 getent

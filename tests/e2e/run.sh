@@ -229,27 +229,28 @@ say "the API server calls zoneguard at https://$WEBHOOK_HOST:<port>"
 # signed with the CA that `zoneguard certs` wrote: the caBundle under test is
 # still its own.
 make_webhook_certs() {
-  local sans f CA_CRT="$CERTS/ca.crt" CERTS_CRT="$CERTS/tls.crt"
+  local sans f ca_crt="$CERTS/ca.crt" serving_crt="$CERTS/tls.crt"
   if ! "$ZONEGUARD_BIN" certs --service zoneguard --namespace zoneguard --out "$CERTS" \
     >"$LOGS/certs.out" 2>"$LOGS/certs.log"; then
     CERTS_PROBLEM="zoneguard certs failed: $(head -n 3 "$LOGS/certs.log")"
     return 1
   fi
   for f in ca.crt tls.crt tls.key; do
-    [[ -f "$CERTS/$f" ]] && continue
-    CERTS_PROBLEM="zoneguard certs did not write ca.crt, tls.crt and tls.key: $(ls "$CERTS")"
-    return 1
+    if [[ ! -f "$CERTS/$f" ]]; then
+      CERTS_PROBLEM="zoneguard certs did not write ca.crt, tls.crt and tls.key: $(ls "$CERTS")"
+      return 1
+    fi
   done
   CA_BUNDLE="$(tail -n 1 "$LOGS/certs.out")"
-  if [[ "$CA_BUNDLE" != "$(base64 -w0 <"$CA_CRT")" ]]; then
+  if [[ "$CA_BUNDLE" != "$(base64 -w0 <"$ca_crt")" ]]; then
     CERTS_PROBLEM="the caBundle zoneguard certs printed is not base64 of ca.crt"
     return 1
   fi
-  if ! openssl verify -CAfile "$CA_CRT" "$CERTS_CRT" >/dev/null 2>&1; then
+  if ! openssl verify -CAfile "$ca_crt" "$serving_crt" >/dev/null 2>&1; then
     CERTS_PROBLEM="tls.crt does not verify against ca.crt"
     return 1
   fi
-  sans="$(openssl x509 -in "$CERTS_CRT" -noout -ext subjectAltName 2>/dev/null || true)"
+  sans="$(openssl x509 -in "$serving_crt" -noout -ext subjectAltName 2>/dev/null || true)"
   if ! grep -q 'DNS:zoneguard.zoneguard.svc' <<<"$sans"; then
     CERTS_PROBLEM="tls.crt does not name zoneguard.zoneguard.svc ($sans)"
     return 1
