@@ -23,6 +23,16 @@
 // --fqdn-template engine run on the object decoded into its typed struct, {"error":"..."}
 // when the template fails on it, or {"parseError":"..."} when external-dns refuses the
 // templates at start.
+//
+// With the argument "ttl", it reads JSON strings (values of the ttl annotation) and prints
+// annotations.TTLFromAnnotations of each: the TTL in seconds, 0 where external-dns ignores it.
+//
+// With the argument "split", it reads JSON strings (values of the hostname annotation) and
+// prints annotations.SplitHostnameAnnotation of each as a JSON list.
+//
+// With the argument "txt", it reads {"name":"...","prefix":"...","suffix":"...",
+// "wildcardReplacement":"...","recordType":"CNAME"} and prints, JSON-quoted, the TXT registry's
+// ownership name for it (registry/mapper NewAffixNameMapper(...).ToTXTName).
 package main
 
 import (
@@ -40,6 +50,16 @@ import (
 	"sigs.k8s.io/external-dns/source/annotations"
 )
 
+// modes maps the first argument to the answer for one input line.
+var modes = map[string]func([]byte) string{
+	"normalize": normalized,
+	"selector":  selected,
+	"template":  templated,
+	"ttl":       ttl,
+	"split":     split,
+	"txt":       txtName,
+}
+
 type testCase struct {
 	Filters      []string `json:"filters"`
 	Exclusions   []string `json:"exclusions"`
@@ -56,14 +76,12 @@ func main() {
 	out := bufio.NewWriter(os.Stdout)
 	defer out.Flush()
 	answer := verdict
-	if len(os.Args) > 1 && os.Args[1] == "normalize" {
-		answer = normalized
-	}
-	if len(os.Args) > 1 && os.Args[1] == "selector" {
-		answer = selected
-	}
-	if len(os.Args) > 1 && os.Args[1] == "template" {
-		answer = templated
+	if len(os.Args) > 1 {
+		var known bool
+		if answer, known = modes[os.Args[1]]; !known {
+			fmt.Fprintln(os.Stderr, "unknown mode:", os.Args[1])
+			os.Exit(2)
+		}
 	}
 	for in.Scan() {
 		fmt.Fprintln(out, answer(in.Bytes()))

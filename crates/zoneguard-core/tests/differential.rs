@@ -1,5 +1,6 @@
 //! Differential test: zoneguard's `DomainFilter` against external-dns v0.22.0's own
-//! `endpoint.NewDomainFilterWithOptions(...).Match`, run through the Go program in
+//! `endpoint.NewDomainFilterWithOptions(...).Match` (and its annotation readers, selectors,
+//! templates and TXT names, in the modules below), run through the Go program in
 //! `tests/extdns-reference/`. Needs `go` on PATH (and the module cache or the Go
 //! module proxy); without it the test fails, it never skips.
 
@@ -9,6 +10,10 @@ use std::process::{Command, Stdio};
 
 use serde::Serialize;
 use zoneguard_core::filter::{DomainFilter, FilterSpec};
+
+/// external-dns's `ttl` and `hostname` annotation readers and TXT names against zoneguard's.
+#[path = "differential/annotations.rs"]
+mod annotations;
 
 /// external-dns's label and annotation filters against zoneguard's selectors.
 #[path = "differential/selectors.rs"]
