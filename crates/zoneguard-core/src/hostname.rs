@@ -9,18 +9,51 @@ const LONGEST_TYPE: &str = "cname";
 /// The record type of a NodePort Service's SRV records, as external-dns writes it in TXT names.
 const SRV_TYPE: &str = "srv";
 
-/// Why a name is not a DNS name external-dns can publish as written.
+/// Which characters a name's labels may hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Labels {
+    /// A host name's (RFC 1123): letters, digits and `-`.
+    Host,
+    /// Any DNS record's, as a DNSEndpoint names them: `_` too (`_acme-challenge`, `_dmarc`,
+    /// `_sip._tcp`, ACM's validation CNAMEs), which external-dns publishes as written.
+    Record,
+}
+
+impl Labels {
+    fn allows(self, b: u8) -> bool {
+        b.is_ascii_alphanumeric() || b == b'-' || (b == b'_' && self == Self::Record)
+    }
+
+    fn described(self) -> &'static str {
+        match self {
+            Self::Host => "letters, digits and '-'",
+            Self::Record => "letters, digits, '-' and '_'",
+        }
+    }
+}
+
+/// Why a name is not a host name external-dns can publish as written.
 pub fn syntax_problem(name: &str) -> Option<String> {
-    if plain_valid(name) {
+    syntax_problem_of(name, Labels::Host)
+}
+
+/// Why a DNSEndpoint's name is not a DNS name external-dns can publish as written: as
+/// [`syntax_problem`], but its labels may hold `_`.
+pub fn record_syntax_problem(name: &str) -> Option<String> {
+    syntax_problem_of(name, Labels::Record)
+}
+
+fn syntax_problem_of(name: &str, labels: Labels) -> Option<String> {
+    if plain_valid(name, labels) {
         return None;
     }
-    explain_syntax(name)
+    explain_syntax(name, labels)
 }
 
 /// The common case without allocating: an ASCII name (one trailing dot allowed) that
 /// [`explain_syntax`] would accept without converting an IDN label. False means "ask
 /// [`explain_syntax`]", not "invalid".
-fn plain_valid(name: &str) -> bool {
+fn plain_valid(name: &str, allowed: Labels) -> bool {
     let trimmed = name.strip_suffix('.').unwrap_or(name);
     if trimmed.is_empty() || trimmed.len() > 253 {
         return false;
@@ -32,9 +65,7 @@ fn plain_valid(name: &str) -> bool {
         }
         !bytes.is_empty()
             && bytes.len() <= 63
-            && bytes
-                .iter()
-                .all(|b| b.is_ascii_alphanumeric() || *b == b'-')
+            && bytes.iter().all(|b| allowed.allows(*b))
             && bytes[0] != b'-'
             && bytes[bytes.len() - 1] != b'-'
             && !is_ace(bytes)
@@ -46,7 +77,7 @@ fn is_ace(label: &[u8]) -> bool {
     label.len() > 4 && label[..4].eq_ignore_ascii_case(b"xn--")
 }
 
-fn explain_syntax(name: &str) -> Option<String> {
+fn explain_syntax(name: &str, labels: Labels) -> Option<String> {
     if name.is_empty() {
         return Some("it is empty".into());
     }
@@ -72,10 +103,10 @@ fn explain_syntax(name: &str) -> Option<String> {
     ascii
         .split('.')
         .enumerate()
-        .find_map(|(i, label)| label_problem(i, label))
+        .find_map(|(i, label)| label_problem(i, label, labels))
 }
 
-fn label_problem(index: usize, label: &str) -> Option<String> {
+fn label_problem(index: usize, label: &str, allowed: Labels) -> Option<String> {
     if label.is_empty() {
         return Some("it has an empty label (two dots in a row, or a dot at an end)".into());
     }
@@ -90,10 +121,11 @@ fn label_problem(index: usize, label: &str) -> Option<String> {
     }
     if let Some(c) = label
         .chars()
-        .find(|c| !(c.is_ascii_alphanumeric() || *c == '-'))
+        .find(|c| !u8::try_from(*c).is_ok_and(|b| allowed.allows(b)))
     {
         return Some(format!(
-            "its label {label:?} contains {c:?}; labels hold only letters, digits and '-'"
+            "its label {label:?} contains {c:?}; labels hold only {}",
+            allowed.described()
         ));
     }
     if label.starts_with('-') || label.ends_with('-') {
@@ -202,7 +234,7 @@ fn service_label_problem(label: &str) -> Option<String> {
     }
     match label.strip_prefix('_') {
         Some(rest) if is_dns1123_label(rest.as_bytes()) => None,
-        Some(rest) => Some(label_problem(1, rest).unwrap_or_else(|| {
+        Some(rest) => Some(label_problem(1, rest, Labels::Host).unwrap_or_else(|| {
             format!("its label {label:?} is not '_' followed by letters, digits and '-'")
         })),
         None => Some(format!("its label {label:?} does not start with '_'")),
@@ -395,8 +427,10 @@ mod tests {
     proptest! {
         #[test]
         fn the_syntax_fast_path_only_accepts_what_the_full_check_accepts(name in edgy_name()) {
-            if plain_valid(&name) {
-                prop_assert_eq!(explain_syntax(&name), None);
+            for labels in [Labels::Host, Labels::Record] {
+                if plain_valid(&name, labels) {
+                    prop_assert_eq!(explain_syntax(&name, labels), None);
+                }
             }
         }
 
@@ -421,7 +455,7 @@ mod tests {
             "*.example.com",
             "A-1.Example.COM.",
         ] {
-            assert!(plain_valid(name), "{name}");
+            assert!(plain_valid(name, Labels::Host), "{name}");
             assert!(txt_surely_fits(name, &plain, LONGEST_TYPE), "{name}");
         }
         for name in [
@@ -429,7 +463,42 @@ mod tests {
             "bücher.example.com",
             "a_b.example.com",
         ] {
-            assert!(!plain_valid(name), "{name}");
+            assert!(!plain_valid(name, Labels::Host), "{name}");
+        }
+        assert!(plain_valid("_acme-challenge.example.com", Labels::Record));
+    }
+
+    #[test]
+    fn a_dns_endpoint_s_names_may_hold_underscores_and_are_otherwise_judged_as_host_names() {
+        for name in [
+            "_acme-challenge.example.com",
+            "_sip._tcp.example.com",
+            "selector1._domainkey.example.com.",
+            "_3a1b2c.www.example.com",
+            "a_b.example.com",
+            "*._tcp.example.com",
+            "_bücher.example.com",
+        ] {
+            assert_eq!(record_syntax_problem(name), None, "{name}");
+            assert!(syntax_problem(name).is_some(), "{name} is not a host name");
+        }
+        let table = [
+            ("_a.example.com:443", "contains ':'"),
+            ("_a..example.com", "empty label"),
+            ("-_a.example.com", "starts or ends with '-'"),
+            ("_a b.example.com", "contains the character ' '"),
+            (
+                "a!.example.com",
+                "labels hold only letters, digits, '-' and '_'",
+            ),
+            (
+                "a._*.example.com",
+                "labels hold only letters, digits, '-' and '_'",
+            ),
+        ];
+        for (name, want) in table {
+            let got = record_syntax_problem(name).unwrap_or_default();
+            assert!(got.contains(want), "{name}: {got:?} should say {want:?}");
         }
     }
 

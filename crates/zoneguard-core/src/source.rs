@@ -89,9 +89,12 @@ pub struct Candidate {
 /// The record external-dns would make of a candidate.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Record {
-    /// An A, AAAA or CNAME record (Ingress, Service, DNSEndpoint).
+    /// An A, AAAA or CNAME record (Ingress, Service).
     #[default]
     Address,
+    /// A DNSEndpoint's record, of any type: its name is a DNS name rather than a host name, so
+    /// its labels may hold `_` (`_acme-challenge`, `_sip._tcp`, ACM's validation CNAMEs).
+    Endpoint,
     /// A name external-dns's Gateway API source reads (routes, Gateway listeners): it drops IP
     /// addresses and names that are not ASCII RFC 1123 host names.
     Gateway,
@@ -243,6 +246,9 @@ pub fn extract_names(
         Kind::RouteWithHostnames | Kind::RouteWithoutHostnames | Kind::Gateway
     ) {
         out.record = Record::Gateway;
+    }
+    if kind == Kind::DnsEndpoint {
+        out.record = Record::Endpoint;
     }
     if let Some((by, why)) = filtered_out(rules, kind, namespace, object) {
         out.skipped = Some(by);

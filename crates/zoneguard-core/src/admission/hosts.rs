@@ -67,7 +67,9 @@ pub fn judge(rules: &RuleSet, namespace: &str, c: &Candidate, advice: Advice) ->
     }
     let txt = match c.record {
         Record::Srv { .. } => hostname::srv_txt_problem(&c.name, &rules.registry),
-        Record::Address | Record::Gateway => hostname::txt_problem(&c.name, &rules.registry),
+        Record::Address | Record::Gateway | Record::Endpoint => {
+            hostname::txt_problem(&c.name, &rules.registry)
+        }
     };
     txt.map(|t| {
         let parts = (format!("{at}: {}", t.problem), format!(": {}", t.fix));
@@ -90,7 +92,10 @@ fn syntax_message(c: &Candidate) -> Option<Parts> {
             return Some(gateway_message(c, drop));
         }
     }
-    let problem = hostname::syntax_problem(&c.name)?;
+    let problem = match c.record {
+        Record::Endpoint => hostname::record_syntax_problem(&c.name)?,
+        _ => hostname::syntax_problem(&c.name)?,
+    };
     Some((
         format!("is not a valid DNS name: {problem}; external-dns could not publish it as written"),
         String::new(),
@@ -140,7 +145,7 @@ impl Where<'_> {
     fn violation(&self, reason: Reason, fault: String) -> Violation {
         let c = self.0;
         match c.record {
-            Record::Address | Record::Gateway if c.field != Field::Template => {
+            Record::Address | Record::Gateway | Record::Endpoint if c.field != Field::Template => {
                 Violation::new(c.field.to_string(), c.raw.clone(), reason, fault)
             }
             _ => self.whole(reason, format!("{self} {fault}")),
@@ -163,12 +168,12 @@ impl std::fmt::Display for Where<'_> {
                 "{}: the SRV record {:?} that external-dns publishes for spec.ports[{port}] of this NodePort Service",
                 c.field, c.raw
             ),
-            Record::Address | Record::Gateway if c.field == Field::Template => write!(
+            _ if c.field == Field::Template => write!(
                 f,
                 "the name {:?} that the cluster's fqdn template ({}) makes of this object",
                 c.raw, c.field
             ),
-            Record::Address | Record::Gateway => write!(f, "{} {:?}", c.field, c.raw),
+            _ => write!(f, "{} {:?}", c.field, c.raw),
         }
     }
 }

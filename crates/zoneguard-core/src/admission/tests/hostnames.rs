@@ -351,6 +351,40 @@ fn gateway_routes_listeners_and_dnsendpoints_are_checked() {
 }
 
 #[test]
+fn a_dnsendpoint_may_name_underscore_records_that_an_ingress_may_not() {
+    let names = [
+        "_acme-challenge.example.com",
+        "_sip._tcp.example.com",
+        "_x.other.org",
+        "a!.example.com",
+    ];
+    let endpoints: Vec<_> = names.iter().map(|n| json!({"dnsName": n})).collect();
+    let obj = json!({"metadata": {"name": "e"}, "spec": {"endpoints": endpoints}});
+    let object = tree(&obj);
+    let group = "externaldns.k8s.io";
+    let review = req(
+        Operation::Create,
+        group,
+        "DNSEndpoint",
+        "default",
+        &object,
+        None,
+    );
+    let d = validate(&rules(RULES), &review);
+    let field = |i| format!("spec.endpoints[{i}].dnsName");
+    assert_eq!(
+        reasons(&d),
+        [
+            (field(2), Reason::HostnameOutsideFilters),
+            (field(3), Reason::HostnameInvalid),
+        ]
+    );
+    let d = validate_ingress(RULES, "default", &ingress(&names[..2], json!({})));
+    let invalid = (0..2).map(|i| (format!("spec.rules[{i}].host"), Reason::HostnameInvalid));
+    assert_eq!(reasons(&d), invalid.collect::<Vec<_>>());
+}
+
+#[test]
 fn a_name_in_a_rule_and_in_tls_is_judged_in_both_fields() {
     let mut obj = ingress(&["ok.example.com", "x.other.org"], json!({}));
     obj["spec"]["tls"] = json!([{"hosts": ["ok.example.com", "x.other.org"]}]);
