@@ -225,6 +225,7 @@ fetch_crds() {
     "$cm|deploy/crds/cert-manager.io_issuers.yaml"
     "$gw|config/crd/standard/gateway.networking.k8s.io_gateways.yaml"
     "$gw|config/crd/standard/gateway.networking.k8s.io_grpcroutes.yaml"
+    "$gw|config/crd/standard/gateway.networking.k8s.io_listenersets.yaml"
     "$gw|config/crd/standard/gateway.networking.k8s.io_tlsroutes.yaml"
     "$gw|config/crd/experimental/gateway.networking.k8s.io_tcproutes.yaml"
     "$gw|config/crd/experimental/gateway.networking.k8s.io_udproutes.yaml"

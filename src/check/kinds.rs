@@ -4,7 +4,7 @@
 use zoneguard_core::suggest::edit_distance;
 
 /// Every (API group, kind) zoneguard checks, as `zoneguard_core::source::Kind::of` reads them.
-const CHECKED: [(&str, &str); 11] = [
+const CHECKED: [(&str, &str); 12] = [
     ("networking.k8s.io", "Ingress"),
     ("extensions", "Ingress"),
     ("", "Service"),
@@ -15,6 +15,7 @@ const CHECKED: [(&str, &str); 11] = [
     ("gateway.networking.k8s.io", "TCPRoute"),
     ("gateway.networking.k8s.io", "UDPRoute"),
     ("gateway.networking.k8s.io", "Gateway"),
+    ("gateway.networking.k8s.io", "ListenerSet"),
     ("externaldns.k8s.io", "DNSEndpoint"),
 ];
 

@@ -13,10 +13,11 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use zoneguard_core::verdict::Reason;
 
 /// Kinds that get their own label value; anything else is `other`.
-pub const KINDS: [&str; 12] = [
+pub const KINDS: [&str; 13] = [
     "Ingress",
     "Service",
     "Gateway",
+    "ListenerSet",
     "HTTPRoute",
     "GRPCRoute",
     "TLSRoute",

@@ -168,6 +168,7 @@ quiet kc apply --server-side -f "$E2E/crds/" -f "$MODULE_CRDS/" ||
 quiet kc wait --for condition=Established --timeout 60s \
   crd/httproutes.gateway.networking.k8s.io crd/grpcroutes.gateway.networking.k8s.io \
   crd/tlsroutes.gateway.networking.k8s.io crd/gateways.gateway.networking.k8s.io \
+  crd/listenersets.gateway.networking.k8s.io \
   crd/tcproutes.gateway.networking.k8s.io crd/udproutes.gateway.networking.k8s.io \
   crd/dnsendpoints.externaldns.k8s.io \
   crd/certificates.cert-manager.io crd/issuers.cert-manager.io \
@@ -433,6 +434,19 @@ spec:
     - {name: http, protocol: HTTP, port: 80, hostname: "$3"}
 EOF
 }
+listenerset() { # listenerset NAMESPACE NAME HOST: a ListenerSet adding one HTTP listener for HOST to the Gateway gw
+  cat <<EOF
+apiVersion: gateway.networking.k8s.io/v1
+kind: ListenerSet
+metadata:
+  name: $2
+  namespace: $1
+spec:
+  parentRef: {name: gw, namespace: default}
+  listeners:
+    - {name: http, protocol: HTTP, port: 80, hostname: "$3"}
+EOF
+}
 l4route() { # l4route KIND NAMESPACE NAME [HOST]: a TCPRoute or UDPRoute (they have no hostnames), HOST in the hostname annotation
   printf 'apiVersion: gateway.networking.k8s.io/v1alpha2\nkind: %s\nmetadata:\n  name: %s\n  namespace: %s\n' "$1" "$3" "$2"
   [[ -n "${4:-}" ]] && printf '  annotations:\n    external-dns.alpha.kubernetes.io/hostname: "%s"\n' "$4"
@@ -671,6 +685,12 @@ check "Gateway listener inside the filters admitted" ok "gateway.gateway.network
   apply < <(gateway default gw gw.example.com)
 check "Gateway listener outside the filters rejected" fail "$DENIED" "gw.example.net" \
   "spec.listeners[0].hostname" -- apply < <(gateway default gw2 gw.example.net)
+check "ListenerSet listener inside the filters admitted" ok "listenerset.gateway.networking.k8s.io/ls created" -- \
+  apply < <(listenerset default ls ls.example.com)
+check "ListenerSet listener outside the filters rejected" fail "$DENIED" "ls.example.net" \
+  "spec.listeners[0].hostname" -- apply < <(listenerset default ls2 ls.example.net)
+check "ListenerSet listener outside its namespace's domains rejected" fail "$DENIED" "ls.team-b.example.com" \
+  "outside this namespace's domains" -- apply < <(listenerset team-a ls3 ls.team-b.example.com)
 for kind in TCPRoute UDPRoute; do
   singular="${kind,,}"
   check "$kind hostname annotation inside the filters admitted" ok \
@@ -683,6 +703,9 @@ check "DNSEndpoint inside the filters admitted" ok "dnsendpoint.externaldns.k8s.
   apply < <(dnsendpoint default ep ep.example.com)
 check "DNSEndpoint outside the filters rejected" fail "$DENIED" "ep.example.net" -- \
   apply < <(dnsendpoint default ep2 ep.example.net)
+check "DNSEndpoint of an underscore record (a DNS-01 challenge) admitted" ok \
+  "dnsendpoint.externaldns.k8s.io/acme created" -- \
+  apply < <(dnsendpoint default acme _acme-challenge.ep.example.com)
 
 echo "# excluded namespaces"
 check "kube-system not affected: Ingress outside the filters admitted" ok -- \

@@ -76,7 +76,7 @@ pub static READ: Fields = Only(&[
                     ("namespace", Whole),
                 ]),
             ),
-            // Gateway.
+            // Gateway, ListenerSet.
             ("listeners", Only(&[("hostname", Whole)])),
             // DNSEndpoint.
             ("endpoints", Only(&[("dnsName", Whole)])),

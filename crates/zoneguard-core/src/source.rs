@@ -26,6 +26,8 @@ pub enum Kind {
     /// TCPRoute, UDPRoute: the annotation only.
     RouteWithoutHostnames,
     Gateway,
+    /// A ListenerSet (Gateway API v1.5+): more listeners for a parent Gateway, read like its own.
+    ListenerSet,
     DnsEndpoint,
     ServiceAccount,
 }
@@ -44,6 +46,7 @@ impl Kind {
                 Some(Self::RouteWithoutHostnames)
             }
             ("gateway.networking.k8s.io", "Gateway") => Some(Self::Gateway),
+            ("gateway.networking.k8s.io", "ListenerSet") => Some(Self::ListenerSet),
             ("externaldns.k8s.io", "DNSEndpoint") => Some(Self::DnsEndpoint),
             _ => None,
         }
@@ -56,6 +59,7 @@ impl Kind {
             Self::Service => "Service",
             Self::RouteWithHostnames | Self::RouteWithoutHostnames => "route",
             Self::Gateway => "Gateway",
+            Self::ListenerSet => "ListenerSet",
             Self::DnsEndpoint => "DNSEndpoint",
             Self::ServiceAccount => "ServiceAccount",
         }
@@ -243,7 +247,7 @@ pub fn extract_names(
     };
     if matches!(
         kind,
-        Kind::RouteWithHostnames | Kind::RouteWithoutHostnames | Kind::Gateway
+        Kind::RouteWithHostnames | Kind::RouteWithoutHostnames | Kind::Gateway | Kind::ListenerSet
     ) {
         out.record = Record::Gateway;
     }
@@ -276,7 +280,7 @@ pub fn extract_names(
         Kind::RouteWithHostnames | Kind::RouteWithoutHostnames => {
             route(rules, read, kind, namespace, object, &mut out)
         }
-        Kind::Gateway => strings_at(
+        Kind::Gateway | Kind::ListenerSet => strings_at(
             object,
             &["spec", "listeners"],
             "hostname",
@@ -644,15 +648,16 @@ fn ttl(read: ReadPrefixes, object: &Node<'_>, out: &mut Extracted) {
     }
 }
 
-/// external-dns's `target` annotation, which it reads on Ingresses, Services and Gateways (a
-/// route's records take its Gateway's): a value it cannot publish is a violation, as is a CNAME
+/// external-dns's `target` annotation, which it reads on Ingresses, Services, Gateways and
+/// ListenerSets (a route's records take its parent's): a value it cannot publish is a violation, as is a CNAME
 /// record of one of the object's own hostnames pointing at itself.
 fn target(rules: &RuleSet, kind: Kind, read: ReadPrefixes, object: &Node<'_>, out: &mut Extracted) {
-    let gateway = kind == Kind::Gateway;
+    let gateway = matches!(kind, Kind::Gateway | Kind::ListenerSet);
     if !(gateway || matches!(kind, Kind::Ingress | Kind::Service)) {
         return;
     }
-    // A Gateway's annotations are read under every prefix, whatever its `controller`.
+    // A Gateway's (or ListenerSet's) annotations are read under every prefix, whatever its
+    // `controller`.
     let all = annotation::prefixes(rules).filter(|_| gateway);
     for prefix in read.iter().chain(all) {
         let Some(value) = annotation::get_prefixed(object, prefix, "target") else {

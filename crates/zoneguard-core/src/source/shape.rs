@@ -59,7 +59,7 @@ fn wanted(kind: Kind) -> Option<&'static Want> {
         Kind::Service => Some(&SERVICE),
         Kind::RouteWithHostnames => Some(&ROUTE),
         Kind::RouteWithoutHostnames => Some(&ROUTE_WITHOUT_HOSTNAMES),
-        Kind::Gateway => Some(&GATEWAY),
+        Kind::Gateway | Kind::ListenerSet => Some(&GATEWAY),
         Kind::DnsEndpoint => Some(&DNS_ENDPOINT),
         Kind::ServiceAccount => None,
     }

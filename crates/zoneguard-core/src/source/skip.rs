@@ -80,7 +80,8 @@ fn why_skipped(
 /// namespace only. The reason when `namespace` is another.
 fn namespace_skip(flags: &SourceFlags, kind: Kind, namespace: &str) -> Option<String> {
     let (setting, read) = match kind {
-        Kind::ServiceAccount => return None,
+        // external-dns lists ListenerSets in every namespace, whatever its namespace flags.
+        Kind::ServiceAccount | Kind::ListenerSet => return None,
         Kind::Gateway => ("sources.gatewayNamespace", &flags.gateway_namespace),
         _ => ("sources.namespace", &flags.namespace),
     };
@@ -94,7 +95,9 @@ fn namespace_skip(flags: &SourceFlags, kind: Kind, namespace: &str) -> Option<St
 fn selector_skip(flags: &SourceFlags, kind: Kind, object: &Node<'_>) -> Option<String> {
     use Metadata::{Annotations, Labels};
     let filters = match kind {
-        Kind::ServiceAccount => [None, None],
+        // external-dns lists ListenerSets with no selector ("Gateway filters should apply only to
+        // Gateways").
+        Kind::ServiceAccount | Kind::ListenerSet => [None, None],
         Kind::Gateway => [
             None,
             Some((

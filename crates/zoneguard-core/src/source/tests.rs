@@ -97,6 +97,7 @@ fn gateway_api_objects_yield_names_for_the_gateway_source_and_others_address_nam
         (Kind::RouteWithHostnames, Record::Gateway),
         (Kind::RouteWithoutHostnames, Record::Gateway),
         (Kind::Gateway, Record::Gateway),
+        (Kind::ListenerSet, Record::Gateway),
         (Kind::Ingress, Record::Address),
     ];
     for (kind, want) in table {
@@ -214,6 +215,8 @@ fn objects_outside_the_one_namespace_external_dns_reads_are_not_checked() {
                 r#"this Gateway is in the namespace "dns-public", and external-dns reads only "gateways" (sources.gatewayNamespace)"#,
             ),
         ),
+        // external-dns lists ListenerSets in every namespace.
+        (Kind::ListenerSet, "shop", true, None),
     ];
     for (kind, namespace, read, warning) in cases {
         let out = extract(&rules, kind, namespace, &object);
@@ -379,6 +382,14 @@ fn objects_external_dns_s_label_and_annotation_filters_do_not_select_are_not_che
             Some(
                 r#"metadata.labels do not meet sources.gatewayLabelFilter "edge=true": edge=true does not hold, as there is no label "edge": external-dns skips this Gateway"#,
             ),
+        ),
+        (
+            "a ListenerSet, which no filter selects",
+            Kind::ListenerSet,
+            prod.clone(),
+            serde_json::json!({}),
+            true,
+            None,
         ),
     ];
     for (what, kind, labels, annotations, read, warning) in cases {

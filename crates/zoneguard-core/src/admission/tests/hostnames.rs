@@ -325,6 +325,13 @@ fn gateway_routes_listeners_and_dnsendpoints_are_checked() {
             "spec.listeners[0].hostname",
         ),
         (
+            "gateway.networking.k8s.io",
+            "ListenerSet",
+            json!({"metadata": {"name": "ls"}, "spec": {"parentRef": {"name": "g"},
+                "listeners": [{"name": "l", "hostname": "login.other.org", "port": 443}]}}),
+            "spec.listeners[0].hostname",
+        ),
+        (
             "externaldns.k8s.io",
             "DNSEndpoint",
             json!({"metadata": {"name": "e"}, "spec": {"endpoints": [{"dnsName": "a.other.org"}]}}),
