@@ -619,18 +619,16 @@ fn ingresses_of_a_class_external_dns_does_not_read_are_admitted_unchecked() {
         .collect();
     assert_eq!(verdicts, [(true, 0, 0), (true, 0, 1), (false, 1, 0)]);
     assert!(
-        results[1]["warnings"][0]["message"]
+        results[1]["warnings"][0]
             .as_str()
             .unwrap_or_default()
             .starts_with("spec.ingressClassName is \"internal\", not a class external-dns reads (sources.ingressClassNames: public): external-dns skips this Ingress"),
         "{}",
         results[1]["warnings"][0]
     );
-    assert_eq!(
-        results[1]["warnings"][0]["reason"], "external-dns-skips",
-        "{}",
-        results[1]["warnings"][0]
-    );
+    let details = &results[1]["warningDetails"][0];
+    assert_eq!(details["reason"], "external-dns-skips", "{details}");
+    assert_eq!(details["message"], results[1]["warnings"][0], "{details}");
     assert_eq!(
         results[2]["violations"][0]["reason"],
         "hostname-outside-filters"
@@ -651,16 +649,18 @@ fn an_ingress_without_a_class_skipped_first_by_the_namespace_keeps_that_warning_
         Some(ingress),
     );
     assert_exit(&out, 0);
-    let warnings = json_of(&out)["results"][0]["warnings"].clone();
+    let result = json_of(&out)["results"][0].clone();
+    let warnings = &result["warnings"];
     let texts: Vec<&str> = (warnings.as_array().into_iter().flatten())
-        .map(|w| w["message"].as_str().unwrap_or_default())
+        .map(|w| w.as_str().unwrap_or_default())
         .collect();
     assert_eq!(texts.len(), 2, "{warnings}");
     assert!(
         texts[0].starts_with(r#"this Ingress is in the namespace "shop", and external-dns reads only "dns-public" (sources.namespace)"#),
         "{warnings}"
     );
-    assert_eq!(warnings[0]["reason"], "external-dns-skips", "{warnings}");
+    let reason = &result["warningDetails"][0]["reason"];
+    assert_eq!(reason, "external-dns-skips", "{result}");
     assert!(
         texts[1].starts_with("this Ingress names no ingress class and external-dns reads only the classes of sources.ingressClassNames (public)"),
         "{warnings}"
@@ -685,9 +685,7 @@ fn an_ingress_without_a_class_is_checked_with_the_default_class_given() {
         Some(0),
         "as written: external-dns reads no class-less Ingress, so its names are not checked"
     );
-    let warning = result["warnings"][0]["message"]
-        .as_str()
-        .unwrap_or_default();
+    let warning = result["warnings"][0].as_str().unwrap_or_default();
     assert!(
         warning.contains(
             "so as written it is skipped and its hostnames were not checked (web.corp.internal)"
@@ -714,7 +712,7 @@ fn an_ingress_without_a_class_is_checked_with_the_default_class_given() {
     let warnings = json_of(&out)["results"][0]["warnings"].clone();
     assert_eq!(warnings.as_array().map(Vec::len), Some(1), "{warnings}");
     assert!(
-        warnings[0]["message"]
+        warnings[0]
             .as_str()
             .unwrap_or_default()
             .contains("its hostnames were not checked (a.corp.internal, web.corp.internal)"),
@@ -752,7 +750,7 @@ fn objects_external_dns_s_label_and_annotation_filters_leave_out_are_admitted_un
         .iter()
         .map(|r| {
             let warnings = r["warnings"].as_array().map_or(Vec::new(), |w| {
-                w.iter().filter_map(|w| w["message"].as_str()).collect()
+                w.iter().filter_map(|w| w.as_str()).collect()
             });
             (r["allowed"].as_bool().unwrap_or(false), warnings)
         })
@@ -1177,9 +1175,13 @@ fn a_warning_with_a_reason_code_carries_it_in_json() {
     let sa = format!("apiVersion: v1\nkind: ServiceAccount\nmetadata: {{name: app, namespace: shop, annotations: {{eks.amazonaws.com/role-arn: \"{arn}\"}}}}\n");
     let (code, doc) = json_doc(&["--rules", &rules, "-"], Some(sa.as_bytes()));
     assert_eq!(code, Some(0), "{doc}");
-    let warning = &doc["results"][0]["warnings"][0];
+    let warning = &doc["results"][0]["warningDetails"][0];
     assert_eq!(warning["reason"], "role-unverifiable", "{doc}");
     assert!(warning["message"].is_string(), "{doc}");
+    assert_eq!(
+        doc["results"][0]["warnings"][0], warning["message"],
+        "{doc}"
+    );
 }
 
 #[test]
@@ -1229,10 +1231,7 @@ fn a_misspelt_checked_kind_is_skipped_with_a_warning_naming_the_kind_meant() {
         "{text}"
     );
     let (_, doc) = json_doc(&["--rules", RULES, "-"], Some(route));
-    assert_eq!(
-        doc["skipped"][0]["warnings"][0]["message"], warning,
-        "{doc}"
-    );
+    assert_eq!(doc["skipped"][0]["warnings"][0], warning, "{doc}");
 }
 
 #[test]
@@ -1291,7 +1290,7 @@ fn an_ingress_of_an_api_version_no_longer_served_is_checked_with_a_warning_to_wr
             .as_array()
             .expect("warnings")
             .iter()
-            .filter_map(|w| w["message"].as_str())
+            .filter_map(|w| w.as_str())
             .collect();
         let removed = format!("apiVersion {api_version} is no longer served for Ingress since Kubernetes 1.22, so kubectl apply refuses this object (zoneguard checked it as written); write apiVersion: networking.k8s.io/v1, in which spec.backend becomes spec.defaultBackend");
         let found = messages.iter().any(|m| m.starts_with(&removed));

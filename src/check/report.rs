@@ -111,12 +111,15 @@ struct ResultJson<'a> {
     name: &'a str,
     allowed: bool,
     violations: Vec<ViolationJson<'a>>,
-    warnings: Vec<WarningJson<'a>>,
+    /// The warnings' messages, as SPEC §6 gives them: a list of strings.
+    warnings: Vec<&'a str>,
     patch: &'a [AddOp],
+    /// The same warnings, in the same order, each with its reason code where it has one.
+    warning_details: Vec<WarningJson<'a>>,
 }
 
 /// A warning: its message, and its reason code where it has one (`role-unverifiable`,
-/// `role-unknown`).
+/// `role-unknown`, `external-dns-skips`).
 #[derive(Serialize)]
 struct WarningJson<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -138,12 +141,12 @@ struct SkippedJson<'a> {
     kind: &'a str,
     name: &'a str,
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    warnings: Vec<WarningJson<'a>>,
+    warnings: Vec<&'a str>,
 }
 
 /// The JSON of the warnings but for warn mode's copies of the violations, which the report
 /// leaves out: the violations are listed, and `enforcement` says they were admitted.
-fn warnings_json(warnings: &[Warning]) -> Vec<WarningJson<'_>> {
+fn warnings_json(warnings: &[Warning]) -> impl Iterator<Item = WarningJson<'_>> {
     warnings
         .iter()
         .filter(|w| w.admitted != Some(Admitted::WarnMode))
@@ -151,7 +154,6 @@ fn warnings_json(warnings: &[Warning]) -> Vec<WarningJson<'_>> {
             reason: w.reason.map(Reason::as_str),
             message: &w.message,
         })
-        .collect()
 }
 
 pub fn to_json<'a>(
@@ -179,15 +181,16 @@ pub fn to_json<'a>(
                     message: v.message(),
                 })
                 .collect(),
-            warnings: warnings_json(&d.warnings),
+            warnings: warnings_json(&d.warnings).map(|w| w.message).collect(),
             patch: &d.patch,
+            warning_details: warnings_json(&d.warnings).collect(),
         }
     });
     let skipped = outcome.skipped.iter().map(|s| SkippedJson {
         file: &s.file,
         kind: &s.kind,
         name: &s.name,
-        warnings: warnings_json(&s.warnings),
+        warnings: warnings_json(&s.warnings).map(|w| w.message).collect(),
     });
     let denied = outcome.denied();
     Report {
