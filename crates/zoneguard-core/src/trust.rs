@@ -98,7 +98,7 @@ impl WebIdentity<'_> {
         context
             .set(&[issuer, ":sub"].concat(), vec![self.subject()])
             .set(&[issuer, ":aud"].concat(), vec![self.audience.to_owned()])
-            .mark_sts_request_keys_unknown();
+            .mark_web_identity_request_keys_unknown();
         Request {
             action: WEB_IDENTITY_ACTION.to_owned(),
             principal: RequestPrincipal {

@@ -607,13 +607,12 @@ fn irsa(doc: &IrsaDoc, errors: &mut Vec<CompileError>) -> Irsa {
     irsa
 }
 
-/// A key that a trust policy written as JSON text repeats (JSON parsers keep the last and drop
-/// the first silently, as the YAML parser does for the rules around it).
+/// A key that a trust policy written as JSON text (percent-encoded or not) repeats (JSON
+/// parsers keep the last and drop the first silently, as the YAML parser does for the rules
+/// around it).
 fn repeated_policy_key(text: &str) -> Option<String> {
-    if !text.trim_start().starts_with('{') {
-        return None; // percent-encoded, as IAM returns it
-    }
-    match super::locate::first_flaw(text)? {
+    let text = crate::trust::policy::document_text(text)?;
+    match super::locate::first_flaw(&text)? {
         super::locate::Flaw::Duplicate(d) => Some(format!(
             "the policy text repeats the key {} (at {}, line {} of the text, first on line {}): write each key once",
             d.key(),

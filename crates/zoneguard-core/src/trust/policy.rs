@@ -59,7 +59,9 @@ pub enum ActionElement {
     NotAction(Vec<String>),
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Two statements are the same when they say the same, wherever each sits: `label` is left out,
+/// so `Statement: {…}` and `Statement: [{…}]` hold the same statement.
+#[derive(Debug, Clone, Eq)]
 pub struct Statement {
     /// Where it sits: `Statement[1]`, or `Statement` when the policy has a single object.
     pub label: String,
@@ -69,6 +71,27 @@ pub struct Statement {
     pub action: ActionElement,
     /// AND-ed.
     pub conditions: Vec<Condition>,
+}
+
+impl PartialEq for Statement {
+    fn eq(&self, other: &Self) -> bool {
+        let Self {
+            label: _,
+            sid,
+            effect,
+            principal,
+            action,
+            conditions,
+        } = self;
+        (sid, effect, principal, action, conditions)
+            == (
+                &other.sid,
+                &other.effect,
+                &other.principal,
+                &other.action,
+                &other.conditions,
+            )
+    }
 }
 
 impl Statement {
@@ -136,17 +159,32 @@ pub(super) fn from_json<P>(
 /// returns policy documents percent-encoded; `+` stays `+`). Errors name the kind of
 /// policy, `noun`, and say when the text was percent-decoded.
 pub(super) fn parse_document(text: &str, noun: &str) -> Parsed<Json> {
-    let decoded;
-    let (text, what) = if text.trim_start().starts_with('{') {
-        (text, "")
+    let what = if is_percent_encoded(text) {
+        "percent-decoded "
     } else {
-        decoded = percent_decode_str(text).decode_utf8().map_err(|_| {
-            PolicyError::whole(format!("the percent-decoded {noun} is not valid UTF-8"))
-        })?;
-        (decoded.as_ref(), "percent-decoded ")
+        ""
     };
-    serde_json::from_str(text)
+    let text = document_text(text).ok_or_else(|| {
+        PolicyError::whole(format!("the percent-decoded {noun} is not valid UTF-8"))
+    })?;
+    serde_json::from_str(&text)
         .map_err(|e| PolicyError::whole(format!("the {what}{noun} is not valid JSON: {e}")))
+}
+
+/// Whether policy document text is percent-encoded, as IAM returns it: it does not start with
+/// `{`.
+fn is_percent_encoded(text: &str) -> bool {
+    !text.trim_start().starts_with('{')
+}
+
+/// Policy document text as JSON text: percent-decoded when [`is_percent_encoded`] (`+` stays
+/// `+`); `None` when the decoded bytes are not UTF-8.
+pub(crate) fn document_text(text: &str) -> Option<std::borrow::Cow<'_, str>> {
+    if is_percent_encoded(text) {
+        percent_decode_str(text).decode_utf8().ok()
+    } else {
+        Some(text.into())
+    }
 }
 
 fn err(at: &[Step], problem: impl Into<String>) -> PolicyError {

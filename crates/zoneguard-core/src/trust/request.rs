@@ -64,9 +64,23 @@ pub struct Context {
     values: BTreeMap<String, Vec<String>>,
     unknown_exact: Vec<String>,
     unknown_prefixes: Vec<String>,
-    /// The keys of [`UNKNOWN_STS_KEYS`] and [`UNKNOWN_STS_PREFIXES`] are unknown (a flag, not
-    /// 25 lower-cased copies per request).
-    sts_keys_unknown: bool,
+    /// Which of the keys of [`UNKNOWN_STS_KEYS`] and [`UNKNOWN_STS_PREFIXES`] are unknown (a
+    /// flag, not 25 lower-cased copies per request).
+    sts_keys: StsCall,
+}
+
+/// The STS call a context is for, which decides the keys it carries with values zoneguard
+/// cannot know.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+enum StsCall {
+    /// None: only the keys marked one by one.
+    #[default]
+    Unmarked,
+    /// `AssumeRoleWithWebIdentity`, which is not signed: the keys only a request signed with
+    /// temporary credentials ([`SIGNED_ONLY_KEYS`]) are absent.
+    WebIdentity,
+    /// A signed call (`AssumeRole` in a role chain).
+    Signed,
 }
 
 impl Context {
@@ -97,10 +111,19 @@ impl Context {
         self
     }
 
-    /// Marks the global keys that STS requests carry with values zoneguard cannot know
-    /// (source address, time, transport, tags, session names, …).
+    /// Marks the global keys that signed STS requests carry with values zoneguard cannot know
+    /// (source address, time, transport, tags, session names, the token's issue time, …).
     pub fn mark_sts_request_keys_unknown(&mut self) -> &mut Self {
-        self.sts_keys_unknown = true;
+        self.sts_keys = StsCall::Signed;
+        self
+    }
+
+    /// Marks the global keys that an `AssumeRoleWithWebIdentity` request carries with values
+    /// zoneguard cannot know: those of [`Self::mark_sts_request_keys_unknown`] but the keys only
+    /// a request signed with temporary credentials or made through a service carries
+    /// (`aws:TokenIssueTime`, `aws:CalledVia…`), which the unsigned call from a pod lacks.
+    pub fn mark_web_identity_request_keys_unknown(&mut self) -> &mut Self {
+        self.sts_keys = StsCall::WebIdentity;
         self
     }
 
@@ -111,7 +134,7 @@ impl Context {
         }
         let unknown = self.unknown_exact.contains(&key)
             || self.unknown_prefixes.iter().any(|p| key.starts_with(p))
-            || (self.sts_keys_unknown && is_sts_request_key(&key));
+            || self.sts_keys.carries_unknown(&key);
         if unknown {
             KeyState::Unknown
         } else {
@@ -147,6 +170,29 @@ const UNKNOWN_STS_KEYS: [&str; 23] = [
 ];
 
 const UNKNOWN_STS_PREFIXES: [&str; 2] = ["aws:RequestTag/", "aws:ResourceTag/"];
+
+/// The keys of [`UNKNOWN_STS_KEYS`] that only a request signed with temporary credentials
+/// (`aws:TokenIssueTime`) or made by a service on the caller's behalf (`aws:CalledVia…`) carries.
+const SIGNED_ONLY_KEYS: [&str; 4] = [
+    "aws:TokenIssueTime",
+    "aws:CalledVia",
+    "aws:CalledViaFirst",
+    "aws:CalledViaLast",
+];
+
+impl StsCall {
+    /// True when the lower-cased `key` is in the request with a value zoneguard cannot know.
+    fn carries_unknown(self, key: &str) -> bool {
+        match self {
+            Self::Unmarked => false,
+            Self::Signed => is_sts_request_key(key),
+            Self::WebIdentity => {
+                is_sts_request_key(key)
+                    && !SIGNED_ONLY_KEYS.iter().any(|k| k.eq_ignore_ascii_case(key))
+            }
+        }
+    }
+}
 
 /// True when the lower-cased `key` is one of the keys every STS request carries. The lists
 /// are ASCII, so comparing without ASCII case is comparing with their lower-case form.
@@ -190,5 +236,20 @@ mod tests {
         assert_eq!(Context::new().lookup("aws:SourceIp"), KeyState::Absent);
         context.set("issuer:sub", vec![]);
         assert_eq!(context.lookup("issuer:sub"), KeyState::Absent);
+    }
+
+    #[test]
+    fn the_unsigned_web_identity_call_lacks_the_keys_only_signed_calls_carry() {
+        let mut signed = Context::new();
+        signed.mark_sts_request_keys_unknown();
+        let mut web = Context::new();
+        web.mark_web_identity_request_keys_unknown();
+        for key in ["aws:TokenIssueTime", "AWS:CALLEDVIA", "aws:CalledViaLast"] {
+            assert_eq!(signed.lookup(key), KeyState::Unknown, "{key}");
+            assert_eq!(web.lookup(key), KeyState::Absent, "{key}");
+        }
+        for key in ["aws:SourceIp", "aws:RequestTag/team", "sts:RoleSessionName"] {
+            assert_eq!(web.lookup(key), KeyState::Unknown, "{key}");
+        }
     }
 }

@@ -241,6 +241,24 @@ fn an_applying_deny_beats_any_allow() {
             ]),
             D,
         ),
+        (
+            "deny on a key only signed calls carry, which the unsigned web-identity call lacks",
+            json!([
+                irsa(NS, SA),
+                deny(json!({"Null": {"aws:TokenIssueTime": "true"}}))
+            ]),
+            D,
+        ),
+        (
+            "deny when a service calls on the pod's behalf, which it does not",
+            json!([
+                irsa(NS, SA),
+                deny(
+                    json!({"StringEquals": {"aws:CalledViaFirst": "cloudformation.amazonaws.com"}})
+                )
+            ]),
+            A,
+        ),
     ]);
 }
 

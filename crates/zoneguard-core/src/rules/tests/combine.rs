@@ -136,7 +136,10 @@ fn sources_that_agree_once_normalised_are_no_conflict() {
         "[\"sts:AssumeRoleWithWebIdentity\"]",
     );
     let as_list = format!("irsa: {{trustPolicies: {{'{arn}': {single_action}}}}}\n");
-    let table: [(&str, &str); 5] = [
+    // `Statement` as one object rather than a list of one.
+    let statement = POLICY.replace("[{", "{").replace("}]}", "}}");
+    let single_statement = format!("irsa: {{trustPolicies: {{'{arn}': {statement}}}}}\n");
+    let table: [(&str, &str); 6] = [
         (
             "irsa: {issuer: oidc.example/id/A}\n",
             "irsa: {issuer: 'https://oidc.example/id/A/'}\n",
@@ -151,6 +154,7 @@ fn sources_that_agree_once_normalised_are_no_conflict() {
         ),
         (&as_map, &as_string),
         (&as_map, &as_list),
+        (&as_map, &single_statement),
     ];
     for (a, b) in table {
         let rules = combined(a, b).unwrap_or_else(|e| panic!("{a:?} + {b:?}: {e:?}"));

@@ -312,6 +312,16 @@ fn a_key_repeated_inside_a_policy_written_as_json_text_is_refused() {
     let once = policy.replace(r#""Effect": "Deny", "#, "");
     let text = format!("irsa:\n  trustPolicies:\n    arn:aws:iam::111122223333:role/x: '{once}'\n");
     assert!(errors_of(&text).is_empty());
+    // Percent-encoded, as IAM returns it: the same text, the same refusal.
+    let encoded: String = policy.bytes().map(|b| format!("%{b:02X}")).collect();
+    let text =
+        format!("irsa:\n  trustPolicies:\n    arn:aws:iam::111122223333:role/x: '{encoded}'\n");
+    let e = one_error(&text);
+    assert!(
+        e.message
+            .contains("repeats the key `Effect` (at Statement[0].Effect"),
+        "{e:?}"
+    );
 }
 
 #[test]
