@@ -12,6 +12,28 @@ where
     Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
 }
 
+/// A list of strings that may itself be null (read as empty), as every optional key may; a null
+/// item (`[~]`, `- ` with nothing after it) is refused, where YAML's reader would make it the
+/// text `null` or `~`.
+fn strings<'de, D>(d: D) -> Result<Vec<String>, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    let items = Option::<Vec<Item>>::deserialize(d)?.unwrap_or_default();
+    Ok(items.into_iter().map(|Item(s)| s).collect())
+}
+
+/// One item of [`strings`]: a string, never null.
+struct Item(String);
+
+impl<'de> Deserialize<'de> for Item {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Option::<String>::deserialize(d)?
+            .map(Item)
+            .ok_or_else(|| serde::de::Error::invalid_type(serde::de::Unexpected::Unit, &"a string"))
+    }
+}
+
 /// A mapping whose values may be null (`team-a:` or `team-a: ~`), each read as its type's
 /// default, as every other optional key is; the mapping itself may be null too.
 fn null_entries_as_default<'de, D, T>(d: D) -> Result<BTreeMap<String, T>, D::Error>
@@ -31,9 +53,9 @@ where
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct RulesDoc {
     pub annotation_prefix: Option<String>,
-    #[serde(default, deserialize_with = "null_as_default")]
+    #[serde(default, deserialize_with = "strings")]
     pub domain_filters: Vec<String>,
-    #[serde(default, deserialize_with = "null_as_default")]
+    #[serde(default, deserialize_with = "strings")]
     pub exclude_domains: Vec<String>,
     pub regex_domain_filter: Option<String>,
     pub regex_domain_exclusion: Option<String>,
@@ -49,7 +71,7 @@ pub struct RulesDoc {
     #[serde(default, deserialize_with = "null_as_default")]
     pub irsa: IrsaDoc,
     pub enforcement: Option<Enforcement>,
-    #[serde(default, deserialize_with = "null_as_default")]
+    #[serde(default, deserialize_with = "strings")]
     pub exempt_namespaces: Vec<String>,
 }
 
@@ -63,10 +85,10 @@ pub struct SourcesDoc {
     pub ignore_ingress_rules_spec: Option<bool>,
     pub publish_internal_services: Option<bool>,
     /// `--ingress-class`: the only Ingress classes external-dns reads; empty = every Ingress.
-    #[serde(default, deserialize_with = "null_as_default")]
+    #[serde(default, deserialize_with = "strings")]
     pub ingress_class_names: Vec<String>,
     /// `--service-type-filter`: the only Service types external-dns reads; empty = every type.
-    #[serde(default, deserialize_with = "null_as_default")]
+    #[serde(default, deserialize_with = "strings")]
     pub service_type_filter: Vec<String>,
     /// `--label-filter`: a label selector the objects external-dns reads must meet.
     pub label_filter: Option<String>,
@@ -101,9 +123,9 @@ pub struct RegistryDoc {
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct NamespaceDoc {
-    #[serde(default, deserialize_with = "null_as_default")]
+    #[serde(default, deserialize_with = "strings")]
     pub domain_filters: Vec<String>,
-    #[serde(default, deserialize_with = "null_as_default")]
+    #[serde(default, deserialize_with = "strings")]
     pub exclude_domains: Vec<String>,
     pub regex_domain_filter: Option<String>,
     pub regex_domain_exclusion: Option<String>,
@@ -113,11 +135,11 @@ pub struct NamespaceDoc {
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct InjectDoc {
-    #[serde(default, deserialize_with = "null_as_default")]
+    #[serde(default, deserialize_with = "strings")]
     pub kinds: Vec<String>,
-    #[serde(default, deserialize_with = "null_as_default")]
+    #[serde(default, deserialize_with = "strings")]
     pub service_types: Vec<String>,
-    #[serde(default, deserialize_with = "null_as_default")]
+    #[serde(default, deserialize_with = "strings")]
     pub namespaces: Vec<String>,
     #[serde(default, deserialize_with = "null_as_default")]
     /// `None` for a key written with no value (`~`, `null`): refused when compiled, not
@@ -138,7 +160,7 @@ impl InjectDoc {
 pub struct IrsaDoc {
     pub issuer: Option<String>,
     pub audience: Option<String>,
-    #[serde(default, deserialize_with = "null_as_default")]
+    #[serde(default, deserialize_with = "strings")]
     pub accounts: Vec<String>,
     pub unknown_role: Option<UnknownRole>,
     #[serde(default, deserialize_with = "null_as_default")]

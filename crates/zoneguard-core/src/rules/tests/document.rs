@@ -345,3 +345,24 @@ fn a_tab_where_yaml_wants_spaces_is_named_as_the_likely_cause() {
         );
     }
 }
+
+#[test]
+fn a_null_item_in_a_list_of_strings_is_refused_not_read_as_the_text_null() {
+    let table = [
+        ("domainFilters: [example.com, null]\n", 1, "domainFilters"),
+        ("domainFilters:\n  - example.com\n  -\n", 2, "domainFilters"),
+        ("exemptNamespaces: [~]\n", 1, "exemptNamespaces"),
+        (
+            "namespaces:\n  team-a: {domainFilters: [~]}\n",
+            2,
+            "namespaces.team-a.domainFilters",
+        ),
+    ];
+    for (text, line, key) in table {
+        let e = one_error(text);
+        assert_eq!((e.line, e.key.as_str()), (line, key), "{text:?}: {e:?}");
+        assert!(e.message.contains("must be a string, not null"), "{e:?}");
+    }
+    let rules = RuleSet::parse("r", "domainFilters: ~\nexemptNamespaces:\n").expect("rules");
+    assert!(rules.cluster.matches_normalized("anything.example.org"));
+}
