@@ -49,7 +49,8 @@ pub struct Args {
         long,
         value_name = "NS",
         default_value = "default",
-        env = "ZONEGUARD_NAMESPACE"
+        env = "ZONEGUARD_NAMESPACE",
+        value_parser = namespace_name
     )]
     namespace: String,
     /// Output format.
@@ -69,6 +70,16 @@ pub struct Args {
     /// checked, as the API server does (matters when the rules set sources.ingressClassNames).
     #[arg(long, value_name = "NAME", env = "ZONEGUARD_DEFAULT_INGRESS_CLASS")]
     default_ingress_class: Option<String>,
+}
+
+/// A namespace name as the API server accepts one (an RFC 1123 label): an empty or malformed
+/// `--namespace` is a usage error, not a namespace objects are checked in.
+fn namespace_name(text: &str) -> Result<String, String> {
+    if zoneguard_core::k8s_name::is_dns1123_label(text) {
+        Ok(text.to_string())
+    } else {
+        Err(format!("{text:?} is not a namespace name: lower-case letters, digits and '-', at most 63, starting and ending with a letter or digit"))
+    }
 }
 
 pub fn run(args: Args) -> ExitCode {

@@ -1301,3 +1301,53 @@ fn an_ingress_of_an_api_version_no_longer_served_is_checked_with_a_warning_to_wr
         assert_eq!(stdout.contains(&line), warned, "{api_version}: {stdout}");
     }
 }
+
+#[test]
+fn a_namespace_the_api_server_would_refuse_is_a_usage_error() {
+    let manifest = b"apiVersion: v1\nkind: Service\nmetadata: {name: s}\n";
+    for namespace in ["", "Bad_NS", "a-", &"a".repeat(64)] {
+        let out = zoneguard(
+            &["check", "--rules", RULES, "--namespace", namespace, "-"],
+            Some(manifest),
+        );
+        assert_eq!(out.status.code(), Some(2), "{namespace:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("is not a namespace name"), "{stderr}");
+    }
+    let out = zoneguard(
+        &["check", "--rules", RULES, "--namespace", "team-a", "-"],
+        Some(manifest),
+    );
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn a_reader_that_stops_reading_ends_the_report_without_a_panic() {
+    use std::io::{BufRead, BufReader};
+    let ingress = |i: usize| {
+        format!("apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {{name: i{i}}}\nspec:\n  rules: [{{host: x{i}.other.org}}]\n")
+    };
+    let manifest: Vec<String> = (0..4000).map(ingress).collect();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_zoneguard"))
+        .args(["check", "--rules", RULES, "-"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("zoneguard starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin
+        .write_all(manifest.join("---\n").as_bytes())
+        .expect("write stdin");
+    drop(stdin);
+    let mut first = String::new();
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    stdout.read_line(&mut first).expect("a first line");
+    drop(stdout);
+    let out = child.wait_with_output().expect("zoneguard finishes");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(first.contains("DENIED"), "{first}");
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}

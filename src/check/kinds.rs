@@ -20,8 +20,14 @@ const CHECKED: [(&str, &str); 12] = [
 ];
 
 /// A warning when the skipped kind `kind` of `group` is a checked kind written in other case
-/// (any group), or one edit away from a checked kind of the same group.
+/// (any group), one edit away from a checked kind of the same group, or a checked kind under
+/// another of the checked kinds' API groups (`apiVersion: v1` on an Ingress), which serves no
+/// such kind.
 pub fn misspelt(group: &str, kind: &str) -> Option<String> {
+    misnamed(group, kind).or_else(|| misgrouped(group, kind))
+}
+
+fn misnamed(group: &str, kind: &str) -> Option<String> {
     let lower = kind.to_ascii_lowercase();
     let one_edit = |other: &str| {
         // The length alone rules out most, and a long kind costs nothing.
@@ -34,6 +40,24 @@ pub fn misspelt(group: &str, kind: &str) -> Option<String> {
     })?;
     Some(format!(
         "kind {kind} is not a kind zoneguard checks; did you mean {meant}?"
+    ))
+}
+
+/// A checked kind's name under an API group of the checked kinds that serves no such kind:
+/// the API server refuses the object, and zoneguard would pass it as skipped.
+fn misgrouped(group: &str, kind: &str) -> Option<String> {
+    if !CHECKED.iter().any(|(g, _)| *g == group) {
+        return None; // another project's kind of the same name (Knative's Service, Istio's Gateway)
+    }
+    let (meant, _) = CHECKED.iter().find(|(g, k)| *k == kind && *g != group)?;
+    let named = |g: &str| match g {
+        "" => "the core API group (apiVersion: v1)".to_string(),
+        g => format!("the API group {g}"),
+    };
+    Some(format!(
+        "kind {kind} is not served in {}, so the API server refuses this object, and zoneguard did not check it; {kind} is in {}",
+        named(group),
+        named(meant)
     ))
 }
 
@@ -74,6 +98,32 @@ mod tests {
             let want = want
                 .map(|w| format!("kind {kind} is not a kind zoneguard checks; did you mean {w}?"));
             assert_eq!(got, want, "{group}/{kind}");
+        }
+    }
+
+    #[test]
+    fn a_checked_kind_under_another_checked_kind_s_api_group_is_named() {
+        let table = [
+            ("", "Ingress", Some("the API group networking.k8s.io")),
+            (
+                "networking.k8s.io",
+                "Service",
+                Some("the core API group (apiVersion: v1)"),
+            ),
+            (
+                "gateway.networking.k8s.io",
+                "DNSEndpoint",
+                Some("the API group externaldns.k8s.io"),
+            ),
+            ("serving.knative.dev", "Service", None),
+            ("networking.istio.io", "Gateway", None),
+        ];
+        for (group, kind, want) in table {
+            let got = misgrouped(group, kind);
+            assert_eq!(got.is_some(), want.is_some(), "{group}/{kind}: {got:?}");
+            if let (Some(got), Some(want)) = (got, want) {
+                assert!(got.ends_with(&format!("{kind} is in {want}")), "{got}");
+            }
         }
     }
 }

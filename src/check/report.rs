@@ -63,7 +63,7 @@ pub fn print(format: Format, enforcement: Option<Enforcement>, outcome: &Outcome
     }
     match format {
         Format::Json => print_json(enforcement, outcome, inputs),
-        Format::Text if enforcement.is_some() => print!("{}", to_text(outcome)),
+        Format::Text if enforcement.is_some() => to_stdout(&to_text(outcome)),
         Format::Text => {}
     }
 }
@@ -71,10 +71,23 @@ pub fn print(format: Format, enforcement: Option<Enforcement>, outcome: &Outcome
 /// The JSON report alone, on stdout.
 pub fn print_json(enforcement: Option<Enforcement>, outcome: &Outcome, inputs: Inputs) {
     let report = to_json(enforcement, outcome, inputs);
-    println!(
-        "{}",
-        serde_json::to_string_pretty(&report).unwrap_or_default()
-    );
+    let mut text = serde_json::to_string_pretty(&report).unwrap_or_default();
+    text.push('\n');
+    to_stdout(&text);
+}
+
+/// Writes `text` to stdout. A reader that stopped reading (`| head`) is not an error: the rest
+/// is dropped, as `kubectl` and the shell's tools drop it. Another failure (a full disk) is told
+/// on stderr; the exit status stays the verdict's.
+fn to_stdout(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            eprintln!("zoneguard check: cannot write the report to stdout: {e}");
+        }
+        _ => {}
+    }
 }
 
 /// The JSON report, as the README's `--output json` example shows it.
