@@ -1351,3 +1351,33 @@ fn a_reader_that_stops_reading_ends_the_report_without_a_panic() {
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+#[test]
+fn rule_configmaps_rendered_by_helm_after_an_empty_document_are_read() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rules = dir.path().join("rendered.yaml");
+    let rendered = "---\n# Source: chart/templates/empty.yaml\n---\n# Source: chart/templates/rules.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: rules\n  namespace: zoneguard\n  labels: {zoneguard.io/rules: \"true\"}\ndata:\n  rules.yaml: |\n    domainFilters: [example.com]\n";
+    std::fs::write(&rules, rendered).expect("write");
+    let rules = rules.display().to_string();
+    let ingress = b"apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: a}\nspec:\n  rules: [{host: a.other.org}]\n";
+    let out = zoneguard(&["check", "--rules", &rules, "-"], Some(ingress));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("outside the domains"));
+}
+
+#[test]
+fn a_pipe_named_like_a_manifest_in_a_directory_is_an_error_not_a_wait() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pipe = dir.path().join("p.yaml");
+    let made = Command::new("mkfifo")
+        .arg(&pipe)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    let path = dir.path().display().to_string();
+    let out = zoneguard(&["check", "--rules", RULES, &path], None);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("p.yaml: not a regular file"), "{stderr}");
+}

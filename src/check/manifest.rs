@@ -116,10 +116,27 @@ fn walk(dir: &Path, errors: &mut Vec<InputError>) -> Vec<PathBuf> {
             path.extension().and_then(|e| e.to_str()),
             Some("yaml" | "yml" | "json")
         ) {
-            files.push(path);
+            if is_special(&path) {
+                // Reading a pipe would wait for a writer for ever.
+                let message = "not a regular file (a pipe, a socket or a device): not read";
+                errors.push(error(
+                    &path.display().to_string(),
+                    None,
+                    message.to_string(),
+                ));
+            } else {
+                files.push(path);
+            }
         }
     }
     files
+}
+
+/// A pipe, socket or device (through links); a file that cannot be looked at is not, and
+/// reading it tells why.
+fn is_special(path: &Path) -> bool {
+    path.metadata()
+        .is_ok_and(|m| !m.file_type().is_file() && !m.file_type().is_dir())
 }
 
 fn is_symlink(path: &Path) -> bool {

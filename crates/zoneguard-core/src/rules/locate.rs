@@ -332,30 +332,39 @@ fn too_deep(e: &ScanError) -> Option<Flaw> {
     })
 }
 
-/// Whether the first document of `text` is a Kubernetes object (a mapping with `apiVersion`
-/// and `kind` at its top, such as a ConfigMap or a `List`) rather than a rules document, which
-/// has neither key.
+/// Whether the first document of `text` with a node in it is a Kubernetes object (a mapping
+/// with `apiVersion` and `kind` at its top, such as a ConfigMap or a `List`) rather than a rules
+/// document, which has neither key. Empty documents before it (`---` and a comment, as `helm
+/// template` writes for a template that renders nothing) are passed over.
 pub fn is_kubernetes_object(text: &str) -> bool {
-    let (mut api_version, mut kind) = (false, false);
-    walk(text, |frames, step| {
-        if let (
-            Step::Key { .. },
-            [Frame::Map {
-                slot: Slot::Value(Some(key)),
-                ..
-            }],
-        ) = (step, frames)
-        {
-            api_version |= key == "apiVersion";
-            kind |= key == "kind";
+    let mut events = Parser::new_from_str(text);
+    let mut expansion = Expansion::default();
+    loop {
+        let (mut api_version, mut kind, mut content) = (false, false, false);
+        let walked = walk_events(&mut events, &mut expansion, |frames, step| {
+            content |= matches!(step, Step::Node { .. });
+            if let (
+                Step::Key { .. },
+                [Frame::Map {
+                    slot: Slot::Value(Some(key)),
+                    ..
+                }],
+            ) = (step, frames)
+            {
+                api_version |= key == "apiVersion";
+                kind |= key == "kind";
+            }
+            if api_version && kind {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        });
+        match walked {
+            Walked::DocumentEnd if !content => continue,
+            _ => return api_version && kind,
         }
-        if api_version && kind {
-            ControlFlow::Break(())
-        } else {
-            ControlFlow::Continue(())
-        }
-    });
-    api_version && kind
+    }
 }
 
 /// The line where a document with content starts, among the documents after the first.
@@ -603,6 +612,16 @@ mod tests {
             (
                 "a syntax error before kind",
                 "apiVersion: v1\n: [\nkind: List\n",
+                false,
+            ),
+            (
+                "empty documents first, as helm template writes them",
+                "---\n# Source: chart/templates/empty.yaml\n---\napiVersion: v1\nkind: ConfigMap\n",
+                true,
+            ),
+            (
+                "an empty document, then a rules document",
+                "---\n---\ndomainFilters: []\n",
                 false,
             ),
         ];
