@@ -41,7 +41,8 @@ pub struct Args {
         value_name = "FILE",
         required = true,
         env = "ZONEGUARD_RULES",
-        value_delimiter = ','
+        value_delimiter = ',',
+        value_parser = rules_path
     )]
     rules: Vec<String>,
     /// Namespace for objects without metadata.namespace.
@@ -70,6 +71,16 @@ pub struct Args {
     /// checked, as the API server does (matters when the rules set sources.ingressClassNames).
     #[arg(long, value_name = "NAME", env = "ZONEGUARD_DEFAULT_INGRESS_CLASS")]
     default_ingress_class: Option<String>,
+}
+
+/// A `--rules` file name: an empty one (`--rules a.yaml,`) is a usage error that says so, not a
+/// file that cannot be read.
+fn rules_path(text: &str) -> Result<String, String> {
+    if text.is_empty() {
+        Err("an empty file name (a comma with nothing after it, or before it?)".to_string())
+    } else {
+        Ok(text.to_string())
+    }
 }
 
 /// A namespace name as the API server accepts one (an RFC 1123 label): an empty or malformed

@@ -173,16 +173,19 @@ fn a_rule_file_that_gives_no_rules_does_not_hide_another_file_s_errors() {
 
 #[test]
 fn an_empty_rules_file_is_unusable_rules() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let empty = rules_file(&dir, "\n");
-    let out = zoneguard(&["check", "--rules", &empty, "-"], Some(b""));
-    assert_unusable(
-        &out,
-        &[
-            "rules.yaml: is empty (a file being written, or a mistake)",
-            "write {} for a rule set that checks nothing",
-        ],
-    );
+    // A byte order mark alone is no text either.
+    for text in ["\n", "\u{feff}", "\u{feff}\n "] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let empty = rules_file(&dir, text);
+        let out = zoneguard(&["check", "--rules", &empty, "-"], Some(b""));
+        assert_unusable(
+            &out,
+            &[
+                "rules.yaml: is empty (a file being written, or a mistake)",
+                "write {} for a rule set that checks nothing",
+            ],
+        );
+    }
 }
 
 #[test]
@@ -1380,4 +1383,12 @@ fn a_pipe_named_like_a_manifest_in_a_directory_is_an_error_not_a_wait() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("p.yaml: not a regular file"), "{stderr}");
+}
+
+#[test]
+fn an_empty_name_in_the_rules_list_is_a_usage_error_that_says_so() {
+    let out = zoneguard(&["check", "--rules", &format!("{RULES},"), "-"], Some(b""));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("an empty file name"), "{stderr}");
 }

@@ -355,6 +355,8 @@ fn push_object(
                         push_object(file, at, item, out, errors);
                     }
                 }
+            } else if kind == "List" && !map.contains_key("items") {
+                // A `List` with no items holds no object, as with `items: []`.
             } else if object {
                 out.push(Object {
                     file: file.to_string(),
@@ -526,8 +528,9 @@ mod tests {
 
     #[test]
     fn the_items_of_a_list_must_be_a_list() {
-        let table: [(&str, usize, Option<&str>); 4] = [
+        let table: [(&str, usize, Option<&str>); 5] = [
             ("items: []", 0, None),
+            ("", 0, None),
             ("items: ~", 0, None),
             (
                 "items: {a: 1}",

@@ -405,6 +405,8 @@ fn attribute<'a>(
 /// rule set that checks nothing is written `{}`. (A rule ConfigMap is updated whole, so its
 /// empty `rules.yaml` is no such moment and is not refused.)
 pub fn empty_file_problem(text: &str) -> Option<&'static str> {
+    // A byte order mark is not text (as the parser reads it).
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     text.trim().is_empty().then_some(
         "is empty (a file being written, or a mistake); write {} for a rule set that checks nothing",
     )
