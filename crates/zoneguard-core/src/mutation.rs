@@ -31,6 +31,9 @@ pub fn check_template(template: &str) -> Result<(), String> {
             return Err(format!("{template:?} has a '{{' without a closing '}}'"));
         };
         let placeholder = &after[..close];
+        if let Some(inner) = placeholder.strip_prefix('{') {
+            return Err(format!("{template:?} uses {{{{{inner}}}}}; a placeholder takes single braces: {{name}} or {{namespace}}"));
+        }
         if placeholder != "name" && placeholder != "namespace" {
             return Err(format!("{template:?} uses {{{placeholder}}}; the placeholders are {{name}} and {{namespace}}"));
         }
@@ -237,6 +240,31 @@ pub fn apply(object: &Value, patch: &[AddOp]) -> Result<Value, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_template_names_only_the_two_placeholders_in_single_braces() {
+        let table = [
+            ("{name}.{namespace}.example.com", None),
+            ("plain", None),
+            (
+                "{bogus}.example.com",
+                Some("uses {bogus}; the placeholders are {name} and {namespace}"),
+            ),
+            ("{name.example.com", Some("has a '{' without a closing '}'")),
+            (
+                "{{name}}.example.com",
+                Some("uses {{name}}; a placeholder takes single braces"),
+            ),
+        ];
+        for (template, want) in table {
+            let got = check_template(template).err();
+            match (got, want) {
+                (None, None) => {}
+                (Some(got), Some(want)) => assert!(got.contains(want), "{template}: {got}"),
+                (got, _) => panic!("{template}: {got:?}, want {want:?}"),
+            }
+        }
+    }
 
     #[test]
     fn the_object_after_injection_holds_its_annotations_and_publishing_fields() {
