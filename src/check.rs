@@ -319,13 +319,14 @@ fn warn_of_ingress_api(rules: &RuleSet, meta: &Meta, value: &Value, decision: &m
     decision.warnings.extend(removed.map(Warning::new));
 }
 
-/// What is wrong with `object` as an input error naming it as the results do (`Kind ns/name`).
+/// What is wrong with `object` as an input error naming it as the results do (`Kind ns/name`),
+/// after its place in the file (`document 3, items[1]`), as the reader's errors are.
 fn object_error(object: &Object, meta: &Meta, problem: String) -> InputError {
     let shown = format!("{} {}", meta.kind, meta.shown_at());
     let mut e = object.at.on(InputError::manifest(
         &object.file,
         None,
-        format!("{shown}: {problem}"),
+        format!("{}: {shown}: {problem}", object.at),
     ));
     e.object = Some(shown);
     e

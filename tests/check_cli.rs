@@ -121,8 +121,8 @@ fn a_directory_is_walked_and_unusable_files_exit_2_naming_file_and_line() {
         &out,
         &[
             "tests/fixtures/check/broken.yaml:",
-            "non-string-annotation.yaml: Service default/x: metadata.annotations[\"external-dns.alpha.kubernetes.io/ttl\"] is 60, not a string",
-            "misshapen.yaml: Ingress default/wrong: spec.rules is a mapping, not a list; Kubernetes would refuse the object",
+            "non-string-annotation.yaml: document 1: Service default/x: metadata.annotations[\"external-dns.alpha.kubernetes.io/ttl\"] is 60, not a string",
+            "misshapen.yaml: document 1: Ingress default/wrong: spec.rules is a mapping, not a list; Kubernetes would refuse the object",
             "misshapen.yaml: document 2, items[1] is not a Kubernetes object",
         ],
     );
@@ -1096,7 +1096,7 @@ fn unusable_manifests_are_json_errors_beside_the_results_naming_document_item_an
              "message": "document 2, items[1] is not a Kubernetes object: it needs string apiVersion and kind fields"},
             {"input": "manifests", "source": file, "line": null, "document": 1,
              "object": "Ingress default/wrong",
-             "message": "Ingress default/wrong: spec.rules is a mapping, not a list; Kubernetes would refuse the object, and zoneguard cannot read the names in it"},
+             "message": "document 1: Ingress default/wrong: spec.rules is a mapping, not a list; Kubernetes would refuse the object, and zoneguard cannot read the names in it"},
         ]),
         "{doc}"
     );
