@@ -374,6 +374,11 @@ pub fn mutate(rules: &RuleSet, req: &Request<'_>) -> Decision {
         patch: mutation::to_patch(object, &injections),
         ..Decision::default()
     };
+    if name.is_empty() {
+        decision
+            .warnings
+            .extend(unnamed_warnings(rules, req, object));
+    }
     match req.operation {
         Operation::Update => {
             decision.tolerate(faults, "not injected; the update is admitted without it")
@@ -381,6 +386,22 @@ pub fn mutate(rules: &RuleSet, req: &Request<'_>) -> Decision {
         _ => decision.violations = faults,
     }
     decision.enforce(rules.enforcement)
+}
+
+/// A warning for each annotation left out because its template uses `{name}` and the object
+/// has only `generateName`: the API server makes the name after admission, so no later call
+/// can add it.
+fn unnamed_warnings(rules: &RuleSet, req: &Request<'_>, object: &Node<'_>) -> Vec<Warning> {
+    mutation::waiting_for_name(rules, req.kind, req.namespace, object)
+        .into_iter()
+        .map(|(rule, key)| {
+            Warning::new(format!(
+                "metadata.annotations[{key:?}] is not injected: {} makes it from a template that uses {{name}}, and this {} has no name yet (only generateName; the API server makes it after admission); set the annotation yourself, or give the object a name",
+                rules.inject_rule_name(rule),
+                req.kind
+            ))
+        })
+        .collect()
 }
 
 /// An object whose deletion has begun (`metadata.deletionTimestamp`): its remaining updates

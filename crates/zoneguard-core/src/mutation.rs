@@ -111,6 +111,32 @@ pub fn plan(
     out
 }
 
+/// The annotations [`plan`] leaves out of an object with no name yet (only `generateName`),
+/// as (rule index, key): those whose template uses `{name}`, missing from the object.
+pub fn waiting_for_name<'r>(
+    rules: &'r RuleSet,
+    kind: &str,
+    namespace: &str,
+    object: &Node<'_>,
+) -> Vec<(usize, &'r str)> {
+    let existing = annotation::map(object);
+    let mut out: Vec<(usize, &str)> = Vec::new();
+    for rule in rules
+        .inject
+        .iter()
+        .filter(|r| applies(r, kind, namespace, object))
+    {
+        for (key, template) in &rule.annotations {
+            let present = existing.is_some_and(|a| a.contains_key(key))
+                || out.iter().any(|(_, k)| *k == key.as_str());
+            if !present && template.contains("{name}") {
+                out.push((rule.index, key.as_str()));
+            }
+        }
+    }
+    out
+}
+
 /// One operation of the JSON Patch (RFC 6902) a mutation answers with: zoneguard only adds.
 /// It serializes as `{"op":"add","path":…,"value":…}`; [`apply`] applies it with `json_patch`.
 /// (`json_patch::PatchOperation` holds its path as a parsed pointer, and building one costs

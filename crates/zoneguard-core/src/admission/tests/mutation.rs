@@ -368,3 +368,41 @@ fn a_rule_that_would_inject_a_fixed_ttl_external_dns_ignores_is_refused_before_a
         assert!(e.message.contains(needle), "{e}");
     }
 }
+
+#[test]
+fn an_object_with_only_generate_name_is_told_which_name_template_was_left_out() {
+    let mut svc = lb_service(None);
+    svc["metadata"] = json!({"generateName": "api-"});
+    let object = tree(&svc);
+    let d = mutate(
+        &rules(RULES),
+        &req(Operation::Create, "", "Service", "pay", &object, None),
+    );
+    assert_eq!(
+        patch_json(&d),
+        json!([{"op": "add", "path": "/metadata/annotations", "value": {
+            "external-dns.alpha.kubernetes.io/ttl": "60"}}])
+    );
+    let messages: Vec<&str> = d.warnings.iter().map(|w| w.message.as_str()).collect();
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    assert!(
+        messages[0].starts_with(
+            r#"metadata.annotations["external-dns.alpha.kubernetes.io/hostname"] is not injected: "#
+        ) && messages[0]
+            .contains("uses {name}, and this Service has no name yet (only generateName"),
+        "{messages:?}"
+    );
+    // A named object, or one that has the annotation already, gets no such warning.
+    let named = mutate(
+        &rules(RULES),
+        &req(
+            Operation::Create,
+            "",
+            "Service",
+            "pay",
+            &tree(&lb_service(None)),
+            None,
+        ),
+    );
+    assert!(named.warnings.is_empty(), "{:?}", named.warnings);
+}
