@@ -6,15 +6,20 @@ use std::process::{Command, Output, Stdio};
 
 const RULES: &str = "tests/fixtures/check/rules.yaml";
 
-fn zoneguard(args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_zoneguard"))
+/// `zoneguard ARGS` started in the package's directory, its three streams piped.
+fn spawn(args: &[&str]) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_zoneguard"))
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("zoneguard starts");
+        .expect("zoneguard starts")
+}
+
+fn zoneguard(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut child = spawn(args);
     if let Some(input) = stdin {
         child
             .stdin
@@ -1331,14 +1336,7 @@ fn a_reader_that_stops_reading_ends_the_report_without_a_panic() {
         format!("apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {{name: i{i}}}\nspec:\n  rules: [{{host: x{i}.other.org}}]\n")
     };
     let manifest: Vec<String> = (0..4000).map(ingress).collect();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_zoneguard"))
-        .args(["check", "--rules", RULES, "-"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("zoneguard starts");
+    let mut child = spawn(&["check", "--rules", RULES, "-"]);
     let mut stdin = child.stdin.take().expect("stdin");
     stdin
         .write_all(manifest.join("---\n").as_bytes())

@@ -177,6 +177,7 @@ pub fn to_json<'a>(
     let Inputs { errors, warnings } = inputs;
     let results = outcome.results.iter().map(|r| {
         let d = &r.decision;
+        let warning_details: Vec<WarningJson> = warnings_json(&d.warnings).collect();
         ResultJson {
             file: &r.file,
             api_version: &r.api_version,
@@ -194,9 +195,9 @@ pub fn to_json<'a>(
                     message: v.message(),
                 })
                 .collect(),
-            warnings: warnings_json(&d.warnings).map(|w| w.message).collect(),
+            warnings: warning_details.iter().map(|w| w.message).collect(),
             patch: &d.patch,
-            warning_details: warnings_json(&d.warnings).collect(),
+            warning_details,
         }
     });
     let skipped = outcome.skipped.iter().map(|s| SkippedJson {

@@ -88,25 +88,17 @@ pub fn plan(
     name: &str,
     object: &Node<'_>,
 ) -> Vec<Injection> {
-    let existing = annotation::map(object);
     let mut out: Vec<Injection> = Vec::new();
-    for rule in rules
-        .inject
-        .iter()
-        .filter(|r| applies(r, kind, namespace, object))
-    {
-        for (key, template) in &rule.annotations {
-            let present =
-                existing.is_some_and(|a| a.contains_key(key)) || out.iter().any(|i| &i.key == key);
-            if present || (name.is_empty() && template.contains("{name}")) {
-                continue;
-            }
-            out.push(Injection {
-                rule: rule.index,
-                key: key.clone(),
-                value: render(template, name, namespace),
-            });
+    for (rule, key, template) in missing(rules, kind, namespace, object) {
+        let added = out.iter().any(|i| i.key == key);
+        if added || (name.is_empty() && template.contains("{name}")) {
+            continue;
         }
+        out.push(Injection {
+            rule,
+            key: key.to_string(),
+            value: render(template, name, namespace),
+        });
     }
     out
 }
@@ -119,22 +111,35 @@ pub fn waiting_for_name<'r>(
     namespace: &str,
     object: &Node<'_>,
 ) -> Vec<(usize, &'r str)> {
-    let existing = annotation::map(object);
     let mut out: Vec<(usize, &str)> = Vec::new();
-    for rule in rules
-        .inject
-        .iter()
-        .filter(|r| applies(r, kind, namespace, object))
-    {
-        for (key, template) in &rule.annotations {
-            let present = existing.is_some_and(|a| a.contains_key(key))
-                || out.iter().any(|(_, k)| *k == key.as_str());
-            if !present && template.contains("{name}") {
-                out.push((rule.index, key.as_str()));
-            }
+    for (rule, key, template) in missing(rules, kind, namespace, object) {
+        if template.contains("{name}") && !out.iter().any(|(_, k)| *k == key) {
+            out.push((rule, key));
         }
     }
     out
+}
+
+/// Each (rule index, key, template) of the inject rules that apply to `object`, in rule order,
+/// whose key the object does not have.
+fn missing<'r: 'a, 'a>(
+    rules: &'r RuleSet,
+    kind: &'a str,
+    namespace: &'a str,
+    object: &'a Node<'a>,
+) -> impl Iterator<Item = (usize, &'r str, &'r str)> + use<'r, 'a> {
+    let existing = annotation::map(object);
+    rules
+        .inject
+        .iter()
+        .filter(move |r| applies(r, kind, namespace, object))
+        .flat_map(|r| {
+            let index = r.index;
+            r.annotations
+                .iter()
+                .map(move |(k, t)| (index, k.as_str(), t.as_str()))
+        })
+        .filter(move |(_, key, _)| !existing.is_some_and(|a| a.contains_key(key)))
 }
 
 /// One operation of the JSON Patch (RFC 6902) a mutation answers with: zoneguard only adds.

@@ -245,15 +245,14 @@ pub fn extract_names(
         names,
         ..Extracted::default()
     };
-    if matches!(
-        kind,
-        Kind::RouteWithHostnames | Kind::RouteWithoutHostnames | Kind::Gateway | Kind::ListenerSet
-    ) {
-        out.record = Record::Gateway;
-    }
-    if kind == Kind::DnsEndpoint {
-        out.record = Record::Endpoint;
-    }
+    out.record = match kind {
+        Kind::RouteWithHostnames
+        | Kind::RouteWithoutHostnames
+        | Kind::Gateway
+        | Kind::ListenerSet => Record::Gateway,
+        Kind::DnsEndpoint => Record::Endpoint,
+        Kind::Ingress | Kind::Service | Kind::ServiceAccount => Record::Address,
+    };
     if let Some((by, why)) = filtered_out(rules, kind, namespace, object) {
         out.skipped = Some(by);
         let skips = |w| Warning::with_reason(Reason::ExternalDnsSkips, w);
