@@ -89,17 +89,17 @@ pub fn plan(
     object: &Node<'_>,
 ) -> Vec<Injection> {
     let mut out: Vec<Injection> = Vec::new();
-    for (rule, key, template) in missing(rules, kind, namespace, object) {
+    for_missing(rules, kind, namespace, object, |rule, key, template| {
         let added = out.iter().any(|i| i.key == key);
-        if added || (name.is_empty() && template.contains("{name}")) {
-            continue;
+        let waits_for_name = name.is_empty() && template.contains("{name}");
+        if !added && !waits_for_name {
+            out.push(Injection {
+                rule,
+                key: key.to_string(),
+                value: render(template, name, namespace),
+            });
         }
-        out.push(Injection {
-            rule,
-            key: key.to_string(),
-            value: render(template, name, namespace),
-        });
-    }
+    });
     out
 }
 
@@ -112,34 +112,36 @@ pub fn waiting_for_name<'r>(
     object: &Node<'_>,
 ) -> Vec<(usize, &'r str)> {
     let mut out: Vec<(usize, &str)> = Vec::new();
-    for (rule, key, template) in missing(rules, kind, namespace, object) {
+    for_missing(rules, kind, namespace, object, |rule, key, template| {
         if template.contains("{name}") && !out.iter().any(|(_, k)| *k == key) {
             out.push((rule, key));
         }
-    }
+    });
     out
 }
 
-/// Each (rule index, key, template) of the inject rules that apply to `object`, in rule order,
-/// whose key the object does not have.
-fn missing<'r: 'a, 'a>(
+/// Calls `visit` with each (rule index, key, template) of the inject rules that apply to
+/// `object`, in rule order, whose key the object does not have. (A callback, not an iterator:
+/// this is on every `/mutate` request, and the nested loops cost less than a `flat_map`.)
+fn for_missing<'r>(
     rules: &'r RuleSet,
-    kind: &'a str,
-    namespace: &'a str,
-    object: &'a Node<'a>,
-) -> impl Iterator<Item = (usize, &'r str, &'r str)> + use<'r, 'a> {
+    kind: &str,
+    namespace: &str,
+    object: &Node<'_>,
+    mut visit: impl FnMut(usize, &'r str, &'r str),
+) {
     let existing = annotation::map(object);
-    rules
+    for rule in rules
         .inject
         .iter()
-        .filter(move |r| applies(r, kind, namespace, object))
-        .flat_map(|r| {
-            let index = r.index;
-            r.annotations
-                .iter()
-                .map(move |(k, t)| (index, k.as_str(), t.as_str()))
-        })
-        .filter(move |(_, key, _)| !existing.is_some_and(|a| a.contains_key(key)))
+        .filter(|r| applies(r, kind, namespace, object))
+    {
+        for (key, template) in &rule.annotations {
+            if !existing.is_some_and(|a| a.contains_key(key)) {
+                visit(rule.index, key, template);
+            }
+        }
+    }
 }
 
 /// One operation of the JSON Patch (RFC 6902) a mutation answers with: zoneguard only adds.
