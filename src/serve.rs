@@ -7,6 +7,7 @@
 //! in [`watch`], probes in [`probes`], metrics in [`metrics`], HTTP error mapping in [`error`].
 
 pub mod args;
+pub mod body_budget;
 pub mod error;
 mod guard;
 mod json_text;

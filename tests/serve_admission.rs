@@ -2,6 +2,7 @@
 //! enforcement modes, operations, limits and malformed input.
 
 use crate::serve_support::*;
+use serde_json::json;
 
 const DENY: &str = "rules.yaml";
 
@@ -33,7 +34,8 @@ async fn denies_a_hostname_outside_the_filters_with_the_exact_message() {
     let r = s.answer("/validate", "ingress-create-outside.json").await;
     assert_eq!(r["allowed"], false);
     assert_eq!(r["status"]["code"], 403);
-    assert_eq!(r["status"]["reason"], "hostname-outside-filters");
+    assert_eq!(r["status"]["reason"], "Forbidden");
+    assert_eq!(r["auditAnnotations"]["reasons"], "hostname-outside-filters");
     assert_eq!(r["status"]["message"], OUTSIDE_MESSAGE);
 }
 
@@ -68,7 +70,8 @@ async fn denies_a_node_port_service_whose_srv_name_has_a_label_too_long() {
         .answer("/validate", "service-nodeport-srv-too-long.json")
         .await;
     assert_eq!(r["allowed"], false, "{r}");
-    assert_eq!(r["status"]["reason"], "hostname-invalid");
+    assert_eq!(r["status"]["reason"], "Forbidden");
+    assert_eq!(r["auditAnnotations"]["reasons"], "hostname-invalid");
     let message = r["status"]["message"].as_str().expect("message");
     let srv = format!("_web-{}._tcp.np.example.com", "x".repeat(59));
     assert!(
@@ -124,7 +127,8 @@ async fn denies_a_name_not_delegated_to_the_namespace() {
         .answer("/validate", "ingress-create-not-delegated.json")
         .await;
     assert_eq!(r["allowed"], false);
-    assert_eq!(r["status"]["reason"], "hostname-not-delegated");
+    assert_eq!(r["status"]["reason"], "Forbidden");
+    assert_eq!(r["auditAnnotations"]["reasons"], "hostname-not-delegated");
     assert_eq!(
         r["status"]["message"],
         "Ingress team-a/web: spec.rules[0].host \"shop.example.com\" is outside this namespace's domains (team-a.example.com); ask the platform team to delegate it or use a name under team-a.example.com"
@@ -207,6 +211,10 @@ async fn warn_mode_admits_with_warnings() {
     let r = s.answer("/validate", "ingress-create-outside.json").await;
     assert_eq!(r["allowed"], true);
     assert!(r.get("status").is_none());
+    assert_eq!(
+        r["auditAnnotations"],
+        json!({"reasons": "hostname-outside-filters"})
+    );
     let warnings = r["warnings"].as_array().expect("warnings");
     assert_eq!(warnings.len(), 1, "{r}");
     assert!(
@@ -227,6 +235,13 @@ async fn audit_mode_admits_silently_and_counts() {
         r.get("status").is_none() && r.get("warnings").is_none(),
         "{r}"
     );
+    // The API server's audit log gets the reason as `<webhook name>/reasons`.
+    assert_eq!(
+        r["auditAnnotations"],
+        json!({"reasons": "hostname-outside-filters"})
+    );
+    let clean = s.answer("/validate", "ingress-create-allowed.json").await;
+    assert!(clean.get("auditAnnotations").is_none(), "{clean}");
     let (_, text) = get_text(&s.probe("/metrics")).await;
     let series = "zoneguard_admission_requests_total{endpoint=\"validate\",kind=\"Ingress\",operation=\"CREATE\",verdict=\"audited\"}";
     assert_eq!(metric(&text, series), Some(1.0), "{text}");

@@ -137,26 +137,100 @@ async fn a_rule_configmap_being_read_holds_up_no_other_admission() {
     let s = server().await;
     let (client, url) = (s.client(), s.url("/validate"));
     let judged = tokio::spawn(async move { review(&client, &url, &large).await });
-    let in_flight = "zoneguard_admission_in_flight_requests";
     let reading = eventually(Duration::from_secs(20), || async {
         let (_, text) = get_text(&s.probe("/metrics")).await;
-        metric(&text, in_flight) == Some(1.0)
+        metric(&text, IN_FLIGHT) == Some(1.0)
     })
     .await;
     assert!(
         reading,
         "the rule ConfigMap's review was never seen in flight"
     );
+    answered_beside_one_in_flight(&s, "the rule set was read").await;
+    let response = judged.await.unwrap();
+    assert_eq!(response["allowed"], true, "{response}");
+}
+
+const IN_FLIGHT: &str = "zoneguard_admission_in_flight_requests";
+
+/// Answers an ordinary admission while one request is in flight, and checks that it still is:
+/// that the admission was not held up until `held_up_by`.
+async fn answered_beside_one_in_flight(s: &TestServer, held_up_by: &str) {
     let next = s.answer("/validate", "ingress-create-allowed.json").await;
     assert_eq!(next["allowed"], true, "{next}");
     let (_, text) = get_text(&s.probe("/metrics")).await;
     assert_eq!(
-        metric(&text, in_flight),
+        metric(&text, IN_FLIGHT),
         Some(1.0),
-        "the next admission was answered only once the rule set was read"
+        "the next admission was answered only once {held_up_by}"
     );
+}
+
+/// An Ingress review naming `hosts` names, all outside the test rules' domains.
+fn ingress_of_refused_names(hosts: usize) -> serde_json::Value {
+    let mut review = fixture("ingress-create-allowed.json");
+    let rules: Vec<_> = (0..hosts)
+        .map(|i| json!({"host": format!("h{i}.elsewhere.org")}))
+        .collect();
+    review["request"]["object"]["spec"]["rules"] = json!(rules);
+    review
+}
+
+// One worker thread: a multi-megabyte review judged on it (seconds in a debug build) would
+// hold up every other request until it was judged.
+#[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+async fn a_multi_megabyte_review_being_judged_holds_up_no_other_admission() {
+    let large = ingress_of_refused_names(100_000);
+    let s = server().await;
+    let (client, url) = (s.client(), s.url("/validate"));
+    let judged = tokio::spawn(async move { review(&client, &url, &large).await });
+    let held = "zoneguard_admission_in_flight_body_bytes";
+    let reading = eventually(Duration::from_secs(20), || async {
+        let (_, text) = get_text(&s.probe("/metrics")).await;
+        metric(&text, held).unwrap_or(0.0) > 0.0
+    })
+    .await;
+    assert!(
+        reading,
+        "the large review was never seen in flight, or it held the runtime"
+    );
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    answered_beside_one_in_flight(&s, "the large review was judged").await;
     let response = judged.await.unwrap();
-    assert_eq!(response["allowed"], true, "{response}");
+    assert_eq!(response["allowed"], false);
+    let (_, text) = get_text(&s.probe("/metrics")).await;
+    assert_eq!(metric(&text, held), Some(0.0), "the bytes were given back");
+}
+
+// One async thread for the server and the test. The test holds it, as judging a few
+// multi-megabyte reviews would; the probes must still be answered, or kubelet would take a
+// loaded pod out of its Service and restart it.
+#[tokio::test(flavor = "current_thread")]
+async fn probes_are_answered_while_every_webhook_worker_is_busy() {
+    let s = server().await;
+    assert_eq!(get_text(&s.probe("/readyz")).await.0, 200);
+    let address = s.handle.probe_addr();
+    let probe = std::thread::spawn(move || plain_get(address, "/readyz"));
+    std::thread::sleep(Duration::from_secs(3));
+    let answer = probe.join().unwrap();
+    let answer = answer.expect("/readyz answered while the webhook's one worker was held");
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(answer.contains("ready (rules generation 1)"), "{answer}");
+}
+
+/// `path` fetched from `address` over plain HTTP/1.1 without an async runtime, given up after
+/// two seconds.
+fn plain_get(address: std::net::SocketAddr, path: &str) -> std::io::Result<String> {
+    use std::io::{Read as _, Write as _};
+    let mut stream = std::net::TcpStream::connect_timeout(&address, Duration::from_secs(2))?;
+    stream.set_read_timeout(Some(Duration::from_secs(2)))?;
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: probe\r\nConnection: close\r\n\r\n"
+    )?;
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer)?;
+    Ok(answer)
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -254,12 +254,36 @@ async fn flags_come_from_the_environment_and_logs_are_json_without_bodies() {
     assert_eq!(event["operation"], "CREATE");
     assert_eq!(event["verdict"], "denied");
     assert_eq!(event["reasons"], "hostname-outside-filters");
+    assert_eq!(event["user"], "alice@example.com", "who was refused");
+    let violations = event["violations"].as_str().unwrap();
+    assert!(
+        violations.starts_with("spec.rules[0].host \"") && violations.ends_with("; and 6 more"),
+        "the first ZONEGUARD_MAX_MESSAGE_LINES messages: {violations}"
+    );
     assert_eq!(event["generation"], 1);
     assert!(event["duration_ms"].as_f64().is_some());
     let log = proc.log().join("\n");
+    assert!(!log.contains("ingressClassName"), "no bodies in logs");
+
+    // A request answered with an HTTP error is logged too, with why.
+    let (status, _) = post(&client, &url(https, "/validate"), "{nope").await;
+    assert_eq!(status, 400);
+    let refused = |e: &serde_json::Value| e["message"] == "request refused" && e["status"] == 400;
+    let logged = eventually(Duration::from_secs(5), || {
+        let events = proc.events();
+        async move { events.iter().any(refused) }
+    })
+    .await;
+    assert!(logged, "the 400 logged: {:?}", proc.log());
+    let event = proc.events().into_iter().find(refused).unwrap();
+    assert_eq!(event["level"], "WARN");
+    assert_eq!(event["endpoint"], "validate");
     assert!(
-        !log.contains("ingressClassName") && !log.contains("alice@example.com"),
-        "no bodies in logs"
+        event["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("malformed JSON"),
+        "{event}"
     );
 }
 

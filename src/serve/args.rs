@@ -82,6 +82,10 @@ pub struct Tuning {
     /// Largest request body accepted (bytes); larger gets 413.
     #[arg(long, env = "ZONEGUARD_MAX_BODY_BYTES", default_value_t = MAX_BODY_BYTES)]
     pub max_body_bytes: usize,
+    /// Request-body bytes held at once, all requests together; a request that does not fit
+    /// waits for those in flight (one larger than this is judged alone).
+    #[arg(long, env = "ZONEGUARD_MAX_IN_FLIGHT_BODY_BYTES", default_value_t = super::body_budget::DEFAULT_BYTES)]
+    pub max_in_flight_body_bytes: usize,
     /// Requests handled at once; more get 503.
     #[arg(long, env = "ZONEGUARD_MAX_IN_FLIGHT", default_value_t = 128)]
     pub max_in_flight: usize,
@@ -147,6 +151,7 @@ impl Args {
             inject_condition: self.mutating_webhook_configuration.clone(),
             requests: RequestLimits {
                 body_limit: t.max_body_bytes,
+                body_budget: t.max_in_flight_body_bytes,
                 max_in_flight: t.max_in_flight,
                 request_timeout: t.request_timeout,
                 max_message_lines: t.max_message_lines.max(1),

@@ -34,6 +34,24 @@ impl ApiError {
     }
 }
 
+impl ApiError {
+    /// The error, logged first as the answer to a request for `endpoint`: at warn for what a
+    /// client got wrong (400, 408, 413); at debug when zoneguard is busy or not ready (503:
+    /// counted in the metrics, and `/readyz` says it), which a burst would repeat line by line.
+    /// A 500 is logged where it happens.
+    pub fn logged(self, endpoint: &str) -> Self {
+        let status = self.status().as_u16();
+        match self {
+            ApiError::Overloaded | ApiError::RulesNotLoaded => {
+                tracing::debug!(endpoint, status, error = %self, "request refused")
+            }
+            ApiError::Internal => {}
+            _ => tracing::warn!(endpoint, status, error = %self, "request refused"),
+        }
+        self
+    }
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let mut response = (self.status(), format!("{self}\n")).into_response();

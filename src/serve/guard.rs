@@ -83,14 +83,14 @@ where
     F: Future<Output = Result<Response, Infallible>>,
 {
     let response = match limits.permits.try_acquire() {
-        Err(_) => ApiError::Overloaded.into_response(),
+        Err(_) => ApiError::Overloaded.logged(endpoint).into_response(),
         Ok(_permit) => {
             limits.metrics.in_flight.inc();
             let _gauge = InFlight(&limits.metrics);
             match tokio::time::timeout(limits.timeout, answer).await {
                 Ok(Ok(response)) => response,
                 Ok(Err(never)) => match never {},
-                Err(_) => ApiError::Timeout.into_response(),
+                Err(_) => ApiError::Timeout.logged(endpoint).into_response(),
             }
         }
     };

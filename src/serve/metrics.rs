@@ -183,6 +183,7 @@ pub struct Metrics {
     pub duration: HistogramFamily,
     pub rejected: Family<RejectLabels, Counter>,
     pub in_flight: Gauge,
+    pub in_flight_body_bytes: Gauge,
     pub rules_generation: Gauge,
     pub rules_reload_errors: Family<SourceLabels, Counter>,
     pub rules_last_load: Gauge<f64, AtomicU64>,
@@ -215,6 +216,7 @@ impl Metrics {
             duration: Family::new_with_constructor(latency_histogram as fn() -> Histogram),
             rejected: Family::default(),
             in_flight: Gauge::default(),
+            in_flight_body_bytes: Gauge::default(),
             rules_generation: Gauge::default(),
             rules_reload_errors: Family::default(),
             rules_last_load: Gauge::default(),
@@ -254,6 +256,11 @@ impl Metrics {
             "admission_in_flight_requests",
             "Webhook requests being handled now",
             self.in_flight.clone(),
+        );
+        r.register(
+            "admission_in_flight_body_bytes",
+            "Request-body bytes held by the requests being handled now (at most --max-in-flight-body-bytes)",
+            self.in_flight_body_bytes.clone(),
         );
         r.register(
             "rules_generation",

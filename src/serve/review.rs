@@ -126,6 +126,11 @@ pub struct Review<'a> {
     pub old_object: Option<Node<'a>>,
     #[serde(default)]
     pub dry_run: Option<bool>,
+    /// Who asked (`authentication.k8s.io/v1` `UserInfo`), its text as the body holds it: read
+    /// only for the log line of a request with violations ([`Review::username`]), so the
+    /// others pay for no more than passing over it.
+    #[serde(default, borrow)]
+    pub user_info: Option<&'a RawValue>,
 }
 
 /// Keep parse errors short: they end up in a 400 body and in logs.
@@ -156,13 +161,17 @@ pub fn parse(body: &[u8]) -> Result<Review<'_>, ReviewError> {
         .ok()
         .filter(|_| is_object(body));
     let Some(envelope) = text.and_then(|t| serde_json::from_str::<Envelope<Review>>(t).ok()) else {
-        return diagnose(body);
+        return diagnose(body).map(|r| r.compacted(body.len()));
     };
     check_type(envelope.kind, envelope.api_version)?;
     let review = envelope.request.ok_or(ReviewError::MissingRequest)?;
     review.operation()?;
-    Ok(review)
+    Ok(review.compacted(body.len()))
 }
+
+/// Bodies of this many bytes and more have their trees compacted ([`Node::compact`]) once
+/// decoded; the reviews of ordinary objects, a few KiB, are answered before the room matters.
+const COMPACT_FROM: usize = 64 * 1024;
 
 /// The two-step decode: the envelope, its `kind` and `apiVersion`, then the request.
 pub(super) fn diagnose(body: &[u8]) -> Result<Review<'_>, ReviewError> {
@@ -253,6 +262,28 @@ impl Review<'_> {
             .filter(|v| !v.is_empty())
     }
 
+    /// The review read from a body of `len` bytes, its objects compacted when the body is large.
+    fn compacted(mut self, len: usize) -> Self {
+        if len >= COMPACT_FROM {
+            let objects = self.object.iter_mut().chain(&mut self.old_object);
+            objects.for_each(Node::compact);
+        }
+        self
+    }
+
+    /// The `userInfo.username` of the request; empty when it has none.
+    pub fn username(&self) -> Cow<'_, str> {
+        #[derive(Deserialize)]
+        struct UserInfo<'u> {
+            #[serde(default, borrow)]
+            username: Text<'u>,
+        }
+        let user = self
+            .user_info
+            .and_then(|raw| serde_json::from_str::<UserInfo>(raw.get()).ok());
+        user.map_or(Cow::Borrowed(""), |u| u.username.0)
+    }
+
     pub fn is_dry_run(&self) -> bool {
         self.dry_run.unwrap_or(false)
     }
@@ -300,10 +331,21 @@ pub struct AdmissionResponse<'a> {
         serialize_with = "warning_texts"
     )]
     pub warnings: &'a [Warning],
+    /// `reasons`: the reason codes of the violations found, whatever the verdict. The API
+    /// server writes it into its audit log as `<webhook name>/reasons`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub audit_annotations: Option<AuditAnnotations>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub patch_type: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub patch: Option<Base64>,
+}
+
+/// What the API server adds to its audit event of the request.
+#[derive(Debug, Serialize)]
+pub struct AuditAnnotations {
+    /// The distinct reason codes, comma-separated, in order of first appearance.
+    pub reasons: String,
 }
 
 /// The warnings as the API server takes them: their texts.
@@ -351,6 +393,11 @@ impl ReviewResponse<'_> {
             let texts = response.warnings.iter().map(|w| w.message.as_str());
             json_text::string_array(&mut out, texts);
         }
+        if let Some(audit) = &response.audit_annotations {
+            out.extend_from_slice(b",\"auditAnnotations\":{\"reasons\":");
+            json_text::string(&mut out, &audit.reasons);
+            out.push(b'}');
+        }
         if let Some(patch_type) = response.patch_type {
             out.extend_from_slice(b",\"patchType\":");
             json_text::string(&mut out, patch_type);
@@ -370,6 +417,9 @@ impl ReviewResponse<'_> {
         if let Some(status) = &response.status {
             size += 64 + status.reason.len() + status.message.len() * 11 / 10;
         }
+        if let Some(audit) = &response.audit_annotations {
+            size += 40 + audit.reasons.len();
+        }
         size += response
             .warnings
             .iter()
@@ -382,12 +432,15 @@ impl ReviewResponse<'_> {
     }
 }
 
-/// `metav1.Status` as the API server expects it in a denial.
+/// `metav1.Status` as the API server expects it in a denial: `Forbidden`, 403, as Gatekeeper
+/// and every controller-runtime webhook answer, so that kubectl prints `Error from server
+/// (Forbidden)` and clients that test for a forbidden request see one. The reason codes are in
+/// the answer's audit annotations.
 #[derive(Debug, Serialize)]
 pub struct Status {
     pub status: &'static str,
     pub code: u16,
-    pub reason: String,
+    pub reason: &'static str,
     pub message: String,
 }
 
@@ -399,7 +452,7 @@ impl Status {
         out.extend_from_slice(b",\"code\":");
         out.extend_from_slice(itoa::Buffer::new().format(self.code).as_bytes());
         out.extend_from_slice(b",\"reason\":");
-        json_text::string(out, &self.reason);
+        json_text::string(out, self.reason);
         out.extend_from_slice(b",\"message\":");
         json_text::string(out, &self.message);
         out.push(b'}');
@@ -417,6 +470,14 @@ pub fn reason_codes(decision: &Decision) -> Vec<&'static str> {
         }
     }
     codes
+}
+
+/// The audit annotations of a decision with violations (none for one without).
+fn audit_annotations(decision: &Decision) -> Option<AuditAnnotations> {
+    let codes = reason_codes(decision);
+    (!codes.is_empty()).then(|| AuditAnnotations {
+        reasons: codes.join(","),
+    })
 }
 
 /// The JSON Patch's text: the bytes `serde_json::to_vec(patch)` gives.
@@ -450,7 +511,7 @@ pub fn respond<'a>(
     let status = (!decision.allowed).then(|| Status {
         status: "Failure",
         code: 403,
-        reason: reason_codes(decision).join(","),
+        reason: "Forbidden",
         message: decision.summary(
             &review.kind.kind,
             review.namespace(),
@@ -468,6 +529,7 @@ pub fn respond<'a>(
             allowed: decision.allowed,
             status,
             warnings: &decision.warnings,
+            audit_annotations: audit_annotations(decision),
             patch_type: patch.as_ref().map(|_| "JSONPatch"),
             patch,
         },

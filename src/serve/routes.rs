@@ -3,6 +3,7 @@
 //! counts the request. The in-flight limit and timeout are the request guard's (`guard`), around
 //! the routes, and errors map to HTTP in `error`.
 
+use super::body_budget::BodyBudget;
 use super::error::ApiError;
 use super::guard::{Guard, GuardLayer};
 use super::metrics::{self, Metrics, RequestKey, Verdict};
@@ -13,9 +14,9 @@ use axum::body::Bytes;
 use axum::http::{header, HeaderValue, Method, Request, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::BoxError;
-use http_body_util::{BodyExt as _, LengthLimitError, Limited};
 use hyper::body::Body as HttpBody;
 use std::convert::Infallible;
+use std::fmt::Write as _;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
@@ -30,6 +31,8 @@ use zoneguard_core::rules::Enforcement;
 #[derive(Debug, Clone, Copy)]
 pub struct RequestLimits {
     pub body_limit: usize,
+    /// Request-body bytes held at once, all requests together (`body_budget`).
+    pub body_budget: usize,
     pub max_in_flight: usize,
     pub request_timeout: Duration,
     /// Lines of violations in a denial message before "and N more".
@@ -42,6 +45,7 @@ pub struct Webhook {
     pub resolver: Resolver,
     pub metrics: Arc<Metrics>,
     pub limits: RequestLimits,
+    pub budget: BodyBudget,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,11 +94,13 @@ pub fn service(
         limits.request_timeout,
         metrics.clone(),
     );
+    let budget = BodyBudget::new(limits.body_budget, metrics.in_flight_body_bytes.clone());
     guard.layer(Routes(Arc::new(Webhook {
         rules,
         resolver,
         metrics,
         limits,
+        budget,
     })))
 }
 
@@ -140,33 +146,35 @@ impl Webhook {
         B::Error: Into<BoxError>,
     {
         let Some(endpoint) = Endpoint::of_path(request.uri().path()) else {
+            refused(request.uri().path(), StatusCode::NOT_FOUND, "no such path");
             return StatusCode::NOT_FOUND.into_response();
         };
         if request.method() != Method::POST {
+            let path = request.uri().path();
+            refused(path, StatusCode::METHOD_NOT_ALLOWED, request.method());
             let allow = [(header::ALLOW, HeaderValue::from_static("POST"))];
             return (StatusCode::METHOD_NOT_ALLOWED, allow).into_response();
         }
-        let answer = match self.read(request.into_body()).await {
-            Ok(body) => self.admit(endpoint, &body).await,
-            Err(e) => Err(e),
+        let read = self
+            .budget
+            .read(request.into_body(), self.limits.body_limit);
+        let (body, _charge) = match read.await {
+            Ok(read) => read,
+            Err(e) => return e.logged(endpoint.label()).into_response(),
         };
-        answer.into_response()
-    }
-
-    /// The whole request body, refused once the bytes received pass the body limit. A declared
-    /// length (`Content-Length`) over it is not refused before: an HTTP/1.1 client still writing
-    /// its body would then meet a closed connection instead of reading the 413. A client that
-    /// declares more than it sends is a slow client, answered 408 at the request timeout.
-    async fn read<B>(&self, body: B) -> Result<Bytes, ApiError>
-    where
-        B: HttpBody<Data = Bytes>,
-        B::Error: Into<BoxError>,
-    {
-        match Limited::new(body, self.limits.body_limit).collect().await {
-            Ok(collected) => Ok(collected.to_bytes()),
-            Err(e) if e.is::<LengthLimitError>() => Err(ApiError::BodyTooLarge),
-            Err(e) => Err(ApiError::Body(e.to_string())),
+        if body.len() < LARGE_BODY || !on_several_threads() {
+            return self
+                .admit(endpoint, &body)
+                .await
+                .map_err(|e| e.logged(endpoint.label()))
+                .into_response();
         }
+        // Judging a multi-megabyte review takes a worker for up to a few hundred milliseconds:
+        // the worker's other tasks are handed to another thread meanwhile.
+        let runtime = tokio::runtime::Handle::current();
+        tokio::task::block_in_place(|| runtime.block_on(self.admit(endpoint, &body)))
+            .map_err(|e| e.logged(endpoint.label()))
+            .into_response()
     }
 
     async fn admit(&self, endpoint: Endpoint, body: &Bytes) -> Result<Answer, ApiError> {
@@ -264,6 +272,10 @@ impl Webhook {
         // (admitted, patched, skipped) at debug: formatting the line costs about as much CPU
         // as deciding the request, and the metrics count every request.
         let noteworthy = decision.counted().next().is_some();
+        let violations = match noteworthy {
+            true => violation_lines(decision, self.limits.max_message_lines),
+            false => String::new(),
+        };
         macro_rules! admission_event {
             ($level:expr) => {
                 tracing::event!(
@@ -278,6 +290,8 @@ impl Webhook {
                     dry_run = review.is_dry_run(),
                     verdict,
                     reasons = review::reason_codes(decision).join(",").as_str(),
+                    user = review.username().as_ref(),
+                    violations = violations.as_str(),
                     patched = !decision.patch.is_empty(),
                     duration_ms = took.as_secs_f64() * 1000.0,
                     generation,
@@ -291,6 +305,41 @@ impl Webhook {
             admission_event!(tracing::Level::DEBUG);
         }
     }
+}
+
+/// Logs a request answered with an HTTP error rather than a review: a webhook configuration
+/// with a wrong path or a client that is not an API server shows here, not only in a metric.
+fn refused(path: &str, status: StatusCode, why: impl std::fmt::Display) {
+    tracing::warn!(path, status = status.as_u16(), error = %why, "request refused");
+}
+
+/// What the log line of a request with violations says of them: the messages of the first `max`
+/// (at least one), `; `-separated, then how many more there were.
+fn violation_lines(decision: &Decision, max: usize) -> String {
+    let mut text = String::new();
+    let mut all = decision.counted();
+    for (i, violation) in all.by_ref().take(max.max(1)).enumerate() {
+        if i > 0 {
+            text.push_str("; ");
+        }
+        // Writing into a `String` cannot fail.
+        let _ = write!(text, "{violation}");
+    }
+    let rest = all.count();
+    if rest > 0 {
+        let _ = write!(text, "; and {rest} more");
+    }
+    text
+}
+
+/// Bodies of this many bytes and more are judged off the async workers (`Webhook::answer`); the
+/// reviews of ordinary objects are a few KiB.
+const LARGE_BODY: usize = 256 * 1024;
+
+/// Whether the runtime has several worker threads, so that one can be lent to a long judgement
+/// (`block_in_place` is not available on a single-threaded runtime, such as the tests' own).
+fn on_several_threads() -> bool {
+    tokio::runtime::Handle::current().runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread
 }
 
 /// The core's decision from `decide`; a panic in it is logged with the review's uid and kind,

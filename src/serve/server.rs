@@ -54,6 +54,8 @@ pub enum StartError {
     },
     #[error("--aws-endpoint-url/--aws-region: cannot set up the AWS clients: {0}")]
     Iam(anyhow::Error),
+    #[error("cannot start the probe server's thread: {0}")]
+    Probes(std::io::Error),
     #[error("no rules: pass --rules FILE or --rules-namespace NAMESPACE")]
     NoRules,
     #[error(
@@ -72,6 +74,7 @@ pub struct ServerHandle {
     shutdown: CancellationToken,
     /// The probe port outlives the drain, so `/readyz` can say "shutting down".
     probe_shutdown: CancellationToken,
+    probes: ProbeThread,
     connections: TaskTracker,
     tasks: Vec<JoinHandle<()>>,
 }
@@ -121,7 +124,8 @@ pub async fn start(config: Config) -> Result<ServerHandle, StartError> {
 
     let probe_shutdown = CancellationToken::new();
     let probe_router = probes::router(readiness.clone(), metrics.clone());
-    tasks.push(spawn_probes(probe, probe_router, probe_shutdown.clone()));
+    let probes =
+        spawn_probes(probe, probe_router, probe_shutdown.clone()).map_err(StartError::Probes)?;
 
     let connections = TaskTracker::new();
     let server = HttpsServer {
@@ -143,6 +147,7 @@ pub async fn start(config: Config) -> Result<ServerHandle, StartError> {
         readiness,
         shutdown,
         probe_shutdown,
+        probes,
         connections,
         tasks,
     })
@@ -188,18 +193,57 @@ fn spawn_cluster_tasks(
     tasks
 }
 
-/// Serves the probe listener (health, readiness, metrics) until `stop` is cancelled.
+/// Serves the probe listener (health, readiness, metrics) until `stop` is cancelled, on a thread
+/// and runtime of its own: kubelet's probes must be answered while every webhook worker is busy
+/// judging (a few multi-megabyte reviews can hold them for a while), or a loaded pod would be
+/// taken out of the Service, then restarted.
 fn spawn_probes(
     listener: TcpListener,
     router: axum::Router,
     stop: CancellationToken,
-) -> tokio::task::JoinHandle<()> {
-    tokio::spawn(async move {
-        let serve = axum::serve(listener, router).with_graceful_shutdown(stop.cancelled_owned());
-        if let Err(e) = serve.await {
-            tracing::error!(error = %e, "probe server failed");
-        }
-    })
+) -> std::io::Result<ProbeThread> {
+    let listener = listener.into_std()?;
+    let (done, finished) = tokio::sync::oneshot::channel();
+    std::thread::Builder::new()
+        .name("zoneguard-probes".into())
+        .spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build();
+            match runtime {
+                Ok(runtime) => runtime.block_on(serve_probes(listener, router, stop)),
+                Err(e) => tracing::error!(error = %e, "cannot start the probe server's runtime"),
+            }
+            let _ = done.send(());
+        })?;
+    Ok(ProbeThread { finished })
+}
+
+async fn serve_probes(
+    listener: std::net::TcpListener,
+    router: axum::Router,
+    stop: CancellationToken,
+) {
+    let listener = match TcpListener::from_std(listener) {
+        Ok(listener) => listener,
+        Err(e) => return tracing::error!(error = %e, "probe server failed"),
+    };
+    let serve = axum::serve(listener, router).with_graceful_shutdown(stop.cancelled_owned());
+    if let Err(e) = serve.await {
+        tracing::error!(error = %e, "probe server failed");
+    }
+}
+
+/// The probe server's thread, which says when it has finished.
+struct ProbeThread {
+    finished: tokio::sync::oneshot::Receiver<()>,
+}
+
+impl ProbeThread {
+    /// Waits up to `limit` for the probe server to close its connections and stop.
+    async fn stopped(self, limit: Duration) {
+        let _ = tokio::time::timeout(limit, self.finished).await;
+    }
 }
 
 fn local(listener: &TcpListener, fallback: SocketAddr) -> SocketAddr {
@@ -295,6 +339,7 @@ impl ServerHandle {
             );
         }
         self.probe_shutdown.cancel();
+        self.probes.stopped(Duration::from_secs(1)).await;
         for task in self.tasks {
             task.abort();
         }

@@ -199,8 +199,26 @@ kind_documents() {
 # ports (ETCD_PORT, API_PORT; pids ETCD_PID, API_PID; logs etcd.log and kube-apiserver.log in
 # $LOGS, data in $WORK) with the certificates from cluster_pki, RBAC and the admission webhook
 # plugins; exports KUBECONFIG=$KCFG, an admin kubeconfig. Returns when the API server is ready.
+# With AUDIT_LOG set, the API server writes the audit events of writes to Ingresses there (level
+# Metadata, which carries the webhooks' audit annotations).
 start_cluster() {
   local name="$1" cidr="$2"
+  local -a audit=()
+  if [[ -n "${AUDIT_LOG:-}" ]]; then
+    cat >"$WORK/audit-policy.yaml" <<'POLICY'
+apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+  - level: Metadata
+    verbs: [create, update, patch]
+    resources:
+      - group: networking.k8s.io
+        resources: [ingresses]
+  - level: None
+POLICY
+    audit=(--audit-policy-file "$WORK/audit-policy.yaml" --audit-log-path "$AUDIT_LOG")
+  fi
   free_port ETCD_PORT
   free_port ETCD_PEER_PORT
   start etcd "$BIN_DIR/etcd" \
@@ -233,7 +251,8 @@ start_cluster() {
     --enable-admission-plugins NamespaceLifecycle,ServiceAccount,Priority,MutatingAdmissionWebhook,ValidatingAdmissionWebhook,ValidatingAdmissionPolicy \
     --service-cluster-ip-range "$cidr" \
     --allow-privileged=true \
-    --profiling=false
+    --profiling=false \
+    "${audit[@]}"
   API_PID=$BG_PID
 
   KCFG="$WORK/admin.kubeconfig"

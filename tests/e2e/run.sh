@@ -74,7 +74,7 @@ PKI="$WORK/pki"
 cluster_pki e2e
 
 # ------------------------------------------------ etcd, kube-apiserver ----
-start_cluster e2e 10.0.0.0/24
+AUDIT_LOG="$LOGS/audit.log" start_cluster e2e 10.0.0.0/24
 say "kube-apiserver $("$APISERVER" --version | awk '{print $2}') up on 127.0.0.1:$API_PORT ($(($(date +%s) - started))s)"
 
 # --------------------------------------------------------------- results ----
@@ -491,8 +491,12 @@ echo "# hostnames"
 check "Ingress inside the filters admitted" ok "ingress.networking.k8s.io/web created" -- \
   apply < <(ingress default web web.example.com web.example.com)
 check "Ingress outside the filters rejected with the message" fail \
-  "$DENIED" "shop.example.net" "spec.rules[0].host" -- \
+  "Error from server (Forbidden)" "$DENIED" "shop.example.net" "spec.rules[0].host" -- \
   apply < <(ingress default shop shop.example.net)
+# The audit log's event of that create carries the reason code, under the webhook's name.
+check "the API server's audit event of the refused create names the reason" ok \
+  '"hostnames.zoneguard.io/reasons":"hostname-outside-filters"' -- \
+  grep -h '"name":"shop"' "$LOGS/audit.log"
 check "Ingress TLS host outside the filters rejected" fail \
   "$DENIED" "other.example.net" "spec.tls[0].hosts[1]" -- \
   apply < <(ingress default web2 web2.example.com web2.example.com other.example.net)

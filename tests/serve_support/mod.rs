@@ -63,6 +63,7 @@ pub fn config(rules: Vec<PathBuf>, tls: TlsSource) -> Config {
         rules_files: rules,
         requests: RequestLimits {
             body_limit: zoneguard::serve::args::MAX_BODY_BYTES,
+            body_budget: zoneguard::serve::body_budget::DEFAULT_BYTES,
             max_in_flight: 64,
             request_timeout: Duration::from_secs(10),
             max_message_lines: 5,

@@ -132,20 +132,37 @@ impl Decision {
     /// Fits the warnings for the API server, which passes them on as HTTP `Warning` headers:
     /// each on one line (the API server drops a warning with a control character, a newline
     /// included, without a word), lines joined by `; `; then the first `max` (at least one)
-    /// and a last one saying how many more there were (it passes on about 4 KiB of warnings
-    /// in all). `zoneguard check` prints them as they are, every one.
+    /// that fit in [`WARNING_RUNES`] together, and a last one saying how many more there were.
+    /// Past that many runes the API server would cut every warning to 256 runes and drop the
+    /// rest without saying so; a single warning longer than the budget is cut here, with `…`.
+    /// `zoneguard check` prints them as they are, every one.
     pub fn fit_warnings(&mut self, max: usize) {
-        let max = max.max(1);
-        if self.warnings.len() > max {
-            let rest = self.warnings.len() - max;
-            self.warnings.truncate(max);
-            self.warnings
-                .push(Warning::new(format!("and {rest} more warnings")));
-        }
         for warning in &mut self.warnings {
             if warning.message.contains(char::is_control) {
                 warning.message = one_line(&warning.message);
             }
+        }
+        let all = self.warnings.len();
+        // Room for the last line, `and N more warnings`.
+        let budget = WARNING_RUNES - 32;
+        let mut used = 0;
+        let mut shown = 0;
+        for warning in self.warnings.iter_mut().take(max.max(1)) {
+            let runes = warning.message.chars().count();
+            if used + runes > budget {
+                if shown > 0 {
+                    break;
+                }
+                cut_to_runes(&mut warning.message, budget);
+            }
+            used += runes.min(budget);
+            shown += 1;
+        }
+        if all > shown {
+            self.warnings.truncate(shown);
+            let rest = all - shown;
+            self.warnings
+                .push(Warning::new(format!("and {rest} more warnings")));
         }
     }
 
@@ -166,6 +183,18 @@ impl Decision {
             Enforcement::Audit => true,
         };
         self
+    }
+}
+
+/// The runes of warnings the API server passes on whole: beyond them it cuts each to 256 and
+/// drops the rest (k8s.io/apiserver's warning recorder).
+pub const WARNING_RUNES: usize = 4096;
+
+/// `text` cut to at most `runes` characters, the last of them `…` when it is cut.
+fn cut_to_runes(text: &mut String, runes: usize) {
+    if let Some((at, _)) = text.char_indices().nth(runes.saturating_sub(1)) {
+        text.truncate(at);
+        text.push('…');
     }
 }
 

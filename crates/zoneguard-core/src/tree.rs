@@ -22,6 +22,23 @@ pub enum Node<'a> {
 pub struct Object<'a>(Vec<(Cow<'a, str>, Node<'a>)>);
 
 impl<'a> Node<'a> {
+    /// Gives back the room its arrays and objects hold beyond their items: a vector grown one
+    /// push at a time holds up to twice what it uses, and a tree of 100 000 one-member objects
+    /// (an Ingress's `spec.rules`) four times, 90 MB for what fits in 20.
+    pub fn compact(&mut self) {
+        match self {
+            Node::Array(items) => {
+                items.shrink_to_fit();
+                items.iter_mut().for_each(Node::compact);
+            }
+            Node::Object(object) => {
+                object.0.shrink_to_fit();
+                object.0.iter_mut().for_each(|(_, value)| value.compact());
+            }
+            Node::Null | Node::Bool(_) | Node::Number(_) | Node::String(_) => {}
+        }
+    }
+
     /// The member `key` of an object.
     pub fn get(&self, key: &str) -> Option<&Node<'a>> {
         self.as_object()?.get(key)

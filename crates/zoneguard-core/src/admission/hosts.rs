@@ -28,8 +28,8 @@ type Parts = (String, String);
 pub fn judge(rules: &RuleSet, namespace: &str, c: &Candidate, advice: Advice) -> Option<Violation> {
     let text = |(problem, fix): Parts| match advice {
         Advice::None => problem,
-        Advice::Owner if c.field == Field::Template => problem + TEMPLATE_FIX,
-        Advice::Owner => problem + &fix,
+        Advice::Owner if c.field == Field::Template => joined(problem, TEMPLATE_FIX),
+        Advice::Owner => joined(problem, &fix),
     };
     // Only a violation needs the text; most names pass every check.
     let at = Where(c);
@@ -75,6 +75,14 @@ pub fn judge(rules: &RuleSet, namespace: &str, c: &Candidate, advice: Advice) ->
         let parts = (format!("{at}: {}", t.problem), format!(": {}", t.fix));
         at.whole(Reason::HostnameTxtTooLong, text(parts))
     })
+}
+
+/// `problem` followed by `fix`, in a string of their exact length: a denial may hold a message for
+/// each of 100 000 names, and `+` would leave room for as much again in each.
+fn joined(mut problem: String, fix: &str) -> String {
+    problem.reserve_exact(fix.len());
+    problem.push_str(fix);
+    problem
 }
 
 /// Why the candidate's name is not one external-dns would publish as written, as the message's

@@ -218,6 +218,37 @@ fn warnings_past_the_cap_become_one_saying_how_many_more() {
 }
 
 #[test]
+fn warnings_are_cut_to_whole_ones_that_fit_the_api_servers_budget_of_runes() {
+    // Five warnings of 1 000 runes each (`é` is one rune, two bytes): four fit, not five.
+    let long = |i: usize| format!("{i}{}", "é".repeat(999));
+    let mut d = Decision {
+        warnings: (0..5).map(|i| long(i).into()).collect(),
+        ..Decision::default()
+    };
+    d.fit_warnings(5);
+    let texts = warning_texts(&d);
+    assert_eq!(texts.len(), 5);
+    assert_eq!(texts[..4], [long(0), long(1), long(2), long(3)]);
+    assert_eq!(texts[4], "and 1 more warnings");
+    let runes: usize = texts.iter().map(|t| t.chars().count()).sum();
+    assert!(runes <= WARNING_RUNES, "{runes}");
+}
+
+#[test]
+fn a_single_warning_longer_than_the_budget_is_cut_with_an_ellipsis() {
+    let mut d = Decision {
+        warnings: vec!["x".repeat(10_000).into(), "next".into()],
+        ..Decision::default()
+    };
+    d.fit_warnings(5);
+    let texts = warning_texts(&d);
+    assert_eq!(texts.len(), 2, "{texts:?}");
+    assert_eq!(texts[0].chars().count(), WARNING_RUNES - 32);
+    assert!(texts[0].ends_with("x…"));
+    assert_eq!(texts[1], "and 1 more warnings");
+}
+
+#[test]
 fn warnings_are_made_single_lines_the_api_server_passes_on() {
     let mut d = Decision {
         warnings: vec![
