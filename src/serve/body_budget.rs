@@ -77,7 +77,7 @@ impl BodyBudget {
             self.take(&mut charge, n).await;
         }
         let mut body = std::pin::pin!(Limited::new(body, limit));
-        let mut received = Vec::with_capacity(declared.unwrap_or(0));
+        let mut received = Received::default();
         while let Some(frame) = body.frame().await {
             let frame = frame.map_err(|e| match e.downcast::<LengthLimitError>() {
                 Ok(_) => ApiError::BodyTooLarge,
@@ -88,9 +88,9 @@ impl BodyBudget {
             };
             let beyond = (received.len() + data.len()).saturating_sub(charge.bytes);
             self.take(&mut charge, beyond).await;
-            received.extend_from_slice(&data);
+            received.push(data, declared);
         }
-        Ok((Bytes::from(received), charge))
+        Ok((received.into_bytes(), charge))
     }
 
     /// Adds `bytes` to `charge`, waiting until the budget has them; a charge never grows past
@@ -110,6 +110,52 @@ impl BodyBudget {
         }
         charge.bytes += bytes;
         self.held.inc_by(bytes as i64);
+    }
+}
+
+/// The frames of a body received so far: the first kept as it came (a small body is one frame,
+/// answered without a copy), later ones copied after it.
+#[derive(Default)]
+enum Received {
+    #[default]
+    Nothing,
+    One(Bytes),
+    Several(Vec<u8>),
+}
+
+impl Received {
+    fn len(&self) -> usize {
+        match self {
+            Received::Nothing => 0,
+            Received::One(bytes) => bytes.len(),
+            Received::Several(bytes) => bytes.len(),
+        }
+    }
+
+    /// Adds a frame; `declared` is the body's whole length, when known.
+    fn push(&mut self, data: Bytes, declared: Option<usize>) {
+        match std::mem::take(self) {
+            Received::Nothing => *self = Received::One(data),
+            Received::One(first) => {
+                let room = declared.unwrap_or(0).max(first.len() + data.len());
+                let mut all = Vec::with_capacity(room);
+                all.extend_from_slice(&first);
+                all.extend_from_slice(&data);
+                *self = Received::Several(all);
+            }
+            Received::Several(mut all) => {
+                all.extend_from_slice(&data);
+                *self = Received::Several(all);
+            }
+        }
+    }
+
+    fn into_bytes(self) -> Bytes {
+        match self {
+            Received::Nothing => Bytes::new(),
+            Received::One(bytes) => bytes,
+            Received::Several(all) => Bytes::from(all),
+        }
     }
 }
 
@@ -148,9 +194,12 @@ mod tests {
     #[tokio::test]
     async fn a_body_without_a_length_is_charged_frame_by_frame() {
         let b = budget(100);
-        let (bytes, charge) = b.read(chunked(&[b"abc", b"defg"]), 50).await.unwrap();
-        assert_eq!(&bytes[..], b"abcdefg");
-        assert_eq!(charge.bytes, 7);
+        let (bytes, charge) = b
+            .read(chunked(&[b"abc", b"defg", b"hi"]), 50)
+            .await
+            .unwrap();
+        assert_eq!(&bytes[..], b"abcdefghi");
+        assert_eq!(charge.bytes, 9);
     }
 
     #[tokio::test]
