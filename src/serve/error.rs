@@ -32,9 +32,7 @@ impl ApiError {
             ApiError::Internal => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
-}
 
-impl ApiError {
     /// The error, logged first as the answer to a request for `endpoint`: at warn for what a
     /// client got wrong (400, 408, 413); at debug when zoneguard is busy or not ready (503:
     /// counted in the metrics, and `/readyz` says it), which a burst would repeat line by line.

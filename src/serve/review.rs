@@ -461,7 +461,7 @@ impl Status {
 
 /// Distinct reason codes of a decision's violations and tolerated ones, in order of first
 /// appearance.
-pub fn reason_codes(decision: &Decision) -> Vec<&'static str> {
+fn reason_codes(decision: &Decision) -> Vec<&'static str> {
     let mut codes: Vec<&'static str> = Vec::new();
     for v in decision.counted() {
         let code = v.reason.as_str();

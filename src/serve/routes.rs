@@ -183,11 +183,15 @@ impl Webhook {
         let loaded = self.rules.current().ok_or(ApiError::RulesNotLoaded)?;
         let mut decision = self.decide(endpoint, &review, &loaded, body).await?;
         decision.fit_warnings(self.limits.max_message_lines);
-        let answer = review::respond(&review, &decision, self.limits.max_message_lines).to_json();
+        let response = review::respond(&review, &decision, self.limits.max_message_lines);
+        let answer = response.to_json();
+        // The reason codes, as the answer's audit annotations carry them (none without one).
+        let reasons = response.response.audit_annotations.as_ref();
         self.record(
             endpoint,
             &review,
             &decision,
+            reasons.map_or("", |a| a.reasons.as_str()),
             started.elapsed(),
             loaded.generation,
         );
@@ -249,6 +253,7 @@ impl Webhook {
         endpoint: Endpoint,
         review: &Review,
         decision: &Decision,
+        reasons: &str,
         took: Duration,
         generation: u64,
     ) {
@@ -289,7 +294,7 @@ impl Webhook {
                     operation = review.operation.as_str(),
                     dry_run = review.is_dry_run(),
                     verdict,
-                    reasons = review::reason_codes(decision).join(",").as_str(),
+                    reasons,
                     user = review.username().as_ref(),
                     violations = violations.as_str(),
                     patched = !decision.patch.is_empty(),
