@@ -483,7 +483,7 @@ fn merge(mutated: admission::Decision, validated: admission::Decision) -> admiss
         out.violations.insert(0, v);
     }
     for w in mutated.warnings {
-        if !out.warnings.iter().any(|x| x.message == w.message) {
+        if !out.warnings.iter().any(|x| x.message() == w.message()) {
             out.warnings.push(w);
         }
     }

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Smoke run of the benchmark scripts: each of scripts/bench.sh, scripts/soak.sh, scripts/scale.sh,
-# bench/apiserver-overhead.sh, scripts/reload-latency.sh and scripts/instructions.sh (its server
-# mode) once, end to end, with its smallest settings and the debug
+# bench/apiserver-overhead.sh, scripts/reload-latency.sh, scripts/instructions.sh (its server
+# mode) and scripts/large-reviews.sh once, end to end, with its smallest settings and the debug
 # builds, so that a change that breaks one of them (a flag its servers no longer accept, a
 # missing tool, a table it no longer prints) fails the test suite instead of the next benchmark.
 #
-#   tests/bench-smoke.sh                    # all six
+#   tests/bench-smoke.sh                    # all seven
 #   tests/bench-smoke.sh bench soak         # some of them: bench soak scale overhead reload
-#                                           # instructions
+#                                           # instructions large
 #
 # A script passes when it exits 0 and its output holds the lines of its figures table (checked
 # by pattern). No figure is asserted: debug builds are slow, and the figures are the benchmarks'
@@ -21,7 +21,8 @@
 #             kube-apiserver from scripts/tools.sh, as the end-to-end suite);
 #   reload    the 1x rule set, 2 rounds of 2 s at 100 requests/s (one reload);
 #   instructions  `server` mode: zoneguard and the stack floor under callgrind, 2 s of the bench
-#             mix each (valgrind).
+#             mix each (valgrind);
+#   large     1 000 hosts, a 100 000-byte annotation, 2 UPDATEs at once.
 # Each script stops every process it started (on failure and on TERM too); each runs under a
 # time limit (BENCH_SMOKE_TIMEOUT seconds, default 300), and its whole output is shown when it
 # fails. Traffic stays on 127.0.0.1.
@@ -140,11 +141,18 @@ smoke_instructions() {
     -- INSTRUCTIONS_DURATION=2
 }
 
+smoke_large() {
+  local row='+[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9]+x$'
+  run large scripts/large-reviews.sh \
+    "^annotation $row" "^create $row" "^update $row" "^update-x2 $row" \
+    -- LARGE_HOSTS=1000 LARGE_ANNOTATION_BYTES=100000 LARGE_COPIES=2
+}
+
 main() {
   local which=("$@") name started
-  ((${#which[@]})) || which=(bench soak scale overhead reload instructions)
+  ((${#which[@]})) || which=(bench soak scale overhead reload instructions large)
   for name in "${which[@]}"; do
-    [[ "$name" =~ ^(bench|soak|scale|overhead|reload|instructions)$ ]] || die "no smoke named $name (bench, soak, scale, overhead, reload, instructions)"
+    [[ "$name" =~ ^(bench|soak|scale|overhead|reload|instructions|large)$ ]] || die "no smoke named $name (bench, soak, scale, overhead, reload, instructions, large)"
   done
   work_init bench-smoke "logs"
   build

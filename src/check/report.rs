@@ -1,5 +1,7 @@
 //! `zoneguard check` output: text for CI logs, JSON for tools.
 
+use std::borrow::Cow;
+
 use super::input_error::{Input, InputError};
 use super::input_warning::InputWarning;
 use serde::Serialize;
@@ -125,7 +127,7 @@ struct ResultJson<'a> {
     allowed: bool,
     violations: Vec<ViolationJson<'a>>,
     /// The warnings' messages, as SPEC §6 gives them: a list of strings.
-    warnings: Vec<&'a str>,
+    warnings: Vec<Cow<'a, str>>,
     patch: &'a [AddOp],
     /// The same warnings, in the same order, each with its reason code where it has one.
     warning_details: Vec<WarningJson<'a>>,
@@ -137,7 +139,7 @@ struct ResultJson<'a> {
 struct WarningJson<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     reason: Option<&'static str>,
-    message: &'a str,
+    message: Cow<'a, str>,
 }
 
 #[derive(Serialize)]
@@ -154,7 +156,7 @@ struct SkippedJson<'a> {
     kind: &'a str,
     name: &'a str,
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    warnings: Vec<&'a str>,
+    warnings: Vec<Cow<'a, str>>,
 }
 
 /// The JSON of the warnings but for warn mode's copies of the violations, which the report
@@ -165,7 +167,7 @@ fn warnings_json(warnings: &[Warning]) -> impl Iterator<Item = WarningJson<'_>> 
         .filter(|w| w.admitted != Some(Admitted::WarnMode))
         .map(|w| WarningJson {
             reason: w.reason.map(Reason::as_str),
-            message: &w.message,
+            message: w.message(),
         })
 }
 
@@ -195,7 +197,7 @@ pub fn to_json<'a>(
                     message: v.message(),
                 })
                 .collect(),
-            warnings: warning_details.iter().map(|w| w.message).collect(),
+            warnings: warning_details.iter().map(|w| w.message.clone()).collect(),
             patch: &d.patch,
             warning_details,
         }

@@ -89,13 +89,13 @@ pub fn base64_string(out: &mut Vec<u8>, bytes: &[u8]) {
 }
 
 /// Appends `items` as a JSON array of strings.
-pub fn string_array<'a>(out: &mut Vec<u8>, items: impl IntoIterator<Item = &'a str>) {
+pub fn string_array<T: AsRef<str>>(out: &mut Vec<u8>, items: impl IntoIterator<Item = T>) {
     out.push(b'[');
     for (i, item) in items.into_iter().enumerate() {
         if i > 0 {
             out.push(b',');
         }
-        string(out, item);
+        string(out, item.as_ref());
     }
     out.push(b']');
 }

@@ -353,7 +353,7 @@ fn warning_texts<S: serde::Serializer>(
     warnings: &&[Warning],
     serializer: S,
 ) -> Result<S::Ok, S::Error> {
-    serializer.collect_seq(warnings.iter().map(|w| w.message.as_str()))
+    serializer.collect_seq(warnings.iter().map(|w| w.message()))
 }
 
 /// Bytes the answer carries as a base64 string: the JSON Patch's text.
@@ -390,7 +390,7 @@ impl ReviewResponse<'_> {
         }
         if !response.warnings.is_empty() {
             out.extend_from_slice(b",\"warnings\":");
-            let texts = response.warnings.iter().map(|w| w.message.as_str());
+            let texts = response.warnings.iter().map(|w| w.message());
             json_text::string_array(&mut out, texts);
         }
         if let Some(audit) = &response.audit_annotations {
@@ -423,7 +423,7 @@ impl ReviewResponse<'_> {
         size += response
             .warnings
             .iter()
-            .map(|w| w.message.len() + 8)
+            .map(|w| w.message().len() + 8)
             .sum::<usize>();
         size + response
             .patch

@@ -86,12 +86,12 @@ impl Decision {
         self.violations.iter().chain(&self.tolerated)
     }
 
-    /// Admits `violations` on an UPDATE with a warning each (`<message> (<why>)`), keeping them
-    /// for logs and metrics.
-    fn tolerate(&mut self, violations: Vec<Violation>, why: &str) {
+    /// Admits `violations` on an UPDATE with a warning each (`<message> (<why>)`, worded when
+    /// shown), keeping them for logs and metrics.
+    fn tolerate(&mut self, violations: Vec<Violation>, why: &'static str) {
         let warnings = violations
             .iter()
-            .map(|v| Warning::admitting(v, Admitted::Tolerated, why));
+            .map(|v| Warning::admitting(v.clone(), Admitted::Tolerated, why));
         self.warnings.extend(warnings);
         self.tolerated.extend(violations);
     }
@@ -137,24 +137,25 @@ impl Decision {
     /// rest without saying so; a single warning longer than the budget is cut here, with `…`.
     /// `zoneguard check` prints them as they are, every one.
     pub fn fit_warnings(&mut self, max: usize) {
-        for warning in &mut self.warnings {
-            if warning.message.contains(char::is_control) {
-                warning.message = one_line(&warning.message);
-            }
-        }
         let all = self.warnings.len();
         // Room for the last line, `and N more warnings`.
         let budget = WARNING_RUNES - 32;
         let mut used = 0;
         let mut shown = 0;
+        // Only the warnings shown are worded: those left out may be many.
         for warning in self.warnings.iter_mut().take(max.max(1)) {
-            let runes = warning.message.chars().count();
+            let mut message = warning.message().into_owned();
+            if message.contains(char::is_control) {
+                message = one_line(&message);
+            }
+            let runes = message.chars().count();
             if used + runes > budget {
                 if shown > 0 {
                     break;
                 }
-                cut_to_runes(&mut warning.message, budget);
+                cut_to_runes(&mut message, budget);
             }
+            warning.reword(message);
             used += runes.min(budget);
             shown += 1;
         }
@@ -176,7 +177,7 @@ impl Decision {
                 let warnings = self
                     .violations
                     .iter()
-                    .map(|v| Warning::admitting(v, Admitted::WarnMode, why));
+                    .map(|v| Warning::admitting(v.clone(), Admitted::WarnMode, why));
                 self.warnings.extend(warnings);
                 true
             }
@@ -315,6 +316,7 @@ fn findings(
     let mut passed: Seen<&str> = Seen::default();
     // The fields of the candidates refused.
     let mut refused: Seen<&source::Field> = Seen::default();
+    let mut faults = hosts::Faults::default();
     for c in &extracted.candidates {
         if !c.interior_space && passed.contains(&c.name.as_str()) {
             continue;
@@ -324,7 +326,7 @@ fn findings(
         if matches!(c.record, source::Record::Srv { .. }) && refused.contains(&&c.field) {
             continue;
         }
-        match hosts::judge(rules, namespace, c, advice) {
+        match hosts::judge(rules, namespace, c, advice, &mut faults) {
             Some(violation) => {
                 d.violations.push(violation);
                 refused.insert(&c.field);

@@ -1,6 +1,8 @@
 //! Violations and their stable reason codes.
 
+use std::borrow::Cow;
 use std::fmt;
+use std::sync::Arc;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Reason {
@@ -78,19 +80,21 @@ pub struct Violation {
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Wording {
     /// What is wrong, told after the subject: the message is `<field> "<value>" <fault>`.
-    Fault(String),
+    /// Shared: the names of an object refused for the same cause share one text.
+    Fault(Arc<str>),
     /// The message as it is.
     Whole(String),
 }
 
 impl Violation {
     /// A violation whose message is `<field> "<value>" <fault>` (the value quoted as `{:?}`
-    /// writes it): `fault` says what is wrong with the value, and the fix.
+    /// writes it): `fault` says what is wrong with the value, and the fix. Pass an
+    /// `Arc<str>` to share one text between violations.
     pub fn new(
         field: impl Into<String>,
         value: impl Into<String>,
         reason: Reason,
-        fault: impl Into<String>,
+        fault: impl Into<Arc<str>>,
     ) -> Self {
         Self::worded(field, value, reason, Wording::Fault(fault.into()))
     }
@@ -167,8 +171,7 @@ pub enum Admitted {
 /// Something the caller is told about an admitted object (kubectl prints it as a warning).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Warning {
-    /// The text, as shown: `Display` writes it alone.
-    pub message: String,
+    text: Text,
     /// A reason code: `role-unverifiable` for a condition zoneguard cannot verify,
     /// `role-unknown` for a role without a trust policy under `irsa.unknownRole: warn`,
     /// `external-dns-skips` for an object external-dns's filter flags skip whole, and a
@@ -178,11 +181,21 @@ pub struct Warning {
     pub admitted: Option<Admitted>,
 }
 
+/// A warning's text: as written, or worded from the violation it admits when it is shown. An
+/// UPDATE that keeps 100 000 names the rules refuse has a warning for each, and the API server
+/// is sent a few.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Text {
+    Written(String),
+    /// `<violation's message> (<why>)`.
+    Admitting(Violation, &'static str),
+}
+
 impl Warning {
     /// A warning in its own right, with no reason code.
     pub fn new(message: impl Into<String>) -> Self {
         Self {
-            message: message.into(),
+            text: Text::Written(message.into()),
             reason: None,
             admitted: None,
         }
@@ -197,12 +210,25 @@ impl Warning {
     }
 
     /// `violation` admitted, its message followed by ` (<why>)`.
-    pub fn admitting(violation: &Violation, admitted: Admitted, why: &str) -> Self {
+    pub fn admitting(violation: Violation, admitted: Admitted, why: &'static str) -> Self {
         Self {
-            message: format!("{violation} ({why})"),
             reason: Some(violation.reason),
             admitted: Some(admitted),
+            text: Text::Admitting(violation, why),
         }
+    }
+
+    /// The text, as shown: worded anew on each call for a violation admitted.
+    pub fn message(&self) -> Cow<'_, str> {
+        match &self.text {
+            Text::Written(message) => Cow::Borrowed(message),
+            Text::Admitting(..) => Cow::Owned(self.to_string()),
+        }
+    }
+
+    /// Replaces the text, keeping the reason code and what the warning admits.
+    pub(crate) fn reword(&mut self, message: String) {
+        self.text = Text::Written(message);
     }
 }
 
@@ -220,7 +246,10 @@ impl From<&str> for Warning {
 
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
+        match &self.text {
+            Text::Written(message) => f.write_str(message),
+            Text::Admitting(violation, why) => write!(f, "{violation} ({why})"),
+        }
     }
 }
 
@@ -239,6 +268,23 @@ mod tests {
         assert_eq!(
             (whole.to_string(), whole.fault()),
             ("another shape".into(), None)
+        );
+    }
+
+    #[test]
+    fn a_warning_admitting_a_violation_is_worded_from_it_and_a_rewording_keeps_its_codes() {
+        let v = Violation::new("f", "a.org", Reason::HostnameOutsideFilters, "is outside");
+        let mut w = Warning::admitting(v, Admitted::Tolerated, "kept");
+        assert_eq!(w.message(), "f \"a.org\" is outside (kept)");
+        assert_eq!(w.to_string(), w.message());
+        w.reword("cut…".into());
+        assert_eq!(w.message(), "cut…");
+        assert_eq!(
+            (w.reason, w.admitted),
+            (
+                Some(Reason::HostnameOutsideFilters),
+                Some(Admitted::Tolerated)
+            )
         );
     }
 }

@@ -1,5 +1,7 @@
 //! Judges each hostname an object asks for.
 
+use std::sync::Arc;
+
 use crate::filter::{self, FilterSpec, Match};
 use crate::hostname::{self, GatewayDrop};
 use crate::rules::RuleSet;
@@ -24,8 +26,28 @@ pub enum Advice {
 /// ([`Where`]), but for a TXT record's, which is worded whole.
 type Parts = (String, String);
 
+/// The faults that do not depend on the name refused, worded once for all of an object's names:
+/// an object with 100 000 names outside the filters holds one copy of that text, not 100 000.
+/// One per object judged: the advice and the namespace are the same for all its names.
+#[derive(Debug, Default)]
+pub struct Faults {
+    outside: Option<Arc<str>>,
+    not_delegated: Option<Arc<str>>,
+}
+
+/// `slot`'s text, worded by `word` the first time.
+fn shared(slot: &mut Option<Arc<str>>, word: impl FnOnce() -> String) -> Arc<str> {
+    slot.get_or_insert_with(|| word().into()).clone()
+}
+
 /// The first rule a candidate breaks, if any: syntax, cluster filters, delegation, TXT length.
-pub fn judge(rules: &RuleSet, namespace: &str, c: &Candidate, advice: Advice) -> Option<Violation> {
+pub fn judge(
+    rules: &RuleSet,
+    namespace: &str,
+    c: &Candidate,
+    advice: Advice,
+    faults: &mut Faults,
+) -> Option<Violation> {
     let text = |(problem, fix): Parts| match advice {
         Advice::None => problem,
         Advice::Owner if c.field == Field::Template => joined(problem, TEMPLATE_FIX),
@@ -33,7 +55,7 @@ pub fn judge(rules: &RuleSet, namespace: &str, c: &Candidate, advice: Advice) ->
     };
     // Only a violation needs the text; most names pass every check.
     let at = Where(c);
-    let violation = |reason, parts| at.violation(reason, text(parts));
+    let violation = |reason, parts| at.violation(reason, text(parts).into());
     if c.interior_space {
         return Some(violation(
             Reason::HostnameInvalid,
@@ -51,18 +73,29 @@ pub fn judge(rules: &RuleSet, namespace: &str, c: &Candidate, advice: Advice) ->
         return Some(violation(Reason::HostnameInvalid, parts));
     }
     let normalized = filter::normalized(&c.name);
+    // A fault names the exclusion that hit the name, if one did; otherwise it is the same for
+    // every name refused, and shared when the violation tells it after the subject.
+    let generic = |why: &Match| at.leads() && !matches!(why, Match::Excluded { .. });
     if !rules.cluster.matches_normalized(&normalized) {
-        return Some(violation(
-            Reason::HostnameOutsideFilters,
-            outside_message(&rules.cluster, &c.name),
-        ));
+        let why = rules.cluster.explain(&c.name);
+        let shares = generic(&why);
+        let word = || text(outside_message(&rules.cluster, why));
+        let fault = match shares {
+            true => shared(&mut faults.outside, word),
+            false => word().into(),
+        };
+        return Some(at.violation(Reason::HostnameOutsideFilters, fault));
     }
     if let Some(ns_filter) = rules.namespaces.get(namespace) {
         if !ns_filter.matches_normalized(&normalized) {
-            return Some(violation(
-                Reason::HostnameNotDelegated,
-                not_delegated_message(ns_filter, &c.name),
-            ));
+            let why = ns_filter.explain(&c.name);
+            let shares = generic(&why);
+            let word = || text(not_delegated_message(ns_filter, why));
+            let fault = match shares {
+                true => shared(&mut faults.not_delegated, word),
+                false => word().into(),
+            };
+            return Some(at.violation(Reason::HostnameNotDelegated, fault));
         }
     }
     let txt = match c.record {
@@ -148,15 +181,22 @@ fn gateway_message(c: &Candidate, drop: GatewayDrop) -> Parts {
 struct Where<'a>(&'a Candidate);
 
 impl Where<'_> {
-    /// The candidate's violation, `fault` told after the subject: by the violation itself for
-    /// a name its field holds, as part of a message worded whole for the others.
-    fn violation(&self, reason: Reason, fault: String) -> Violation {
+    /// True when the violation itself tells `fault` after the subject: for a name its field
+    /// holds. The others are worded whole.
+    fn leads(&self) -> bool {
         let c = self.0;
-        match c.record {
-            Record::Address | Record::Gateway | Record::Endpoint if c.field != Field::Template => {
-                Violation::new(c.field.to_string(), c.raw.clone(), reason, fault)
-            }
-            _ => self.whole(reason, format!("{self} {fault}")),
+        matches!(
+            c.record,
+            Record::Address | Record::Gateway | Record::Endpoint
+        ) && c.field != Field::Template
+    }
+
+    /// The candidate's violation, `fault` told after the subject.
+    fn violation(&self, reason: Reason, fault: Arc<str>) -> Violation {
+        let c = self.0;
+        match self.leads() {
+            true => Violation::new(c.field.to_string(), c.raw.clone(), reason, fault),
+            false => self.whole(reason, format!("{self} {fault}")),
         }
     }
 
@@ -189,10 +229,10 @@ impl std::fmt::Display for Where<'_> {
 /// Why the cluster's filters refuse a name, and the fix: an exclusion that hits a name the
 /// include filters cover is named as the cause, since "use a name under example.com" would
 /// not help a name already under it.
-fn outside_message(cluster: &filter::DomainFilter, name: &str) -> Parts {
+fn outside_message(cluster: &filter::DomainFilter, why: Match) -> Parts {
     const SKIPPED: &str = "external-dns would skip it and no DNS record would appear";
     let spec = cluster.spec();
-    match cluster.explain(name) {
+    match why {
         Match::Excluded { by, within } => {
             let (by, under) = excluded_by(&by, within.as_deref());
             (
@@ -219,9 +259,9 @@ fn outside_message(cluster: &filter::DomainFilter, name: &str) -> Parts {
 
 /// Why a namespace's own filters refuse a name, and the fix; an exclusion is named as
 /// [`outside_message`] names the cluster's.
-fn not_delegated_message(ns_filter: &filter::DomainFilter, name: &str) -> Parts {
+fn not_delegated_message(ns_filter: &filter::DomainFilter, why: Match) -> Parts {
     let spec = ns_filter.spec();
-    match ns_filter.explain(name) {
+    match why {
         Match::Excluded { by, within } => {
             let (by, under) = excluded_by(&by, within.as_deref());
             (

@@ -119,7 +119,7 @@ fn unavailable_gives_the_unknown_role_verdict_saying_why() {
     let f = run(&rules(""), &facts);
     assert!(f.violations.is_empty());
     assert!(
-        f.warnings[0].message.contains("cannot verify: zoneguard could not read the role from IAM (IAM did not answer within 1s)"),
+        f.warnings[0].message().contains("cannot verify: zoneguard could not read the role from IAM (IAM did not answer within 1s)"),
         "{f:?}"
     );
     // Warn mode's warning carries the reason code deny mode's violation would.
@@ -139,7 +139,7 @@ fn iam_mode_without_facts_says_iam_was_not_read() {
         &Node::from(&sa(ROLE)),
     );
     assert!(
-        f.warnings[0].message.contains("without reading IAM"),
+        f.warnings[0].message().contains("without reading IAM"),
         "{f:?}"
     );
 }
@@ -261,7 +261,7 @@ fn a_service_account_with_only_a_generate_name_is_a_warning_not_a_verdict() {
     assert_eq!(f.warnings.len(), 1, "{f:?}");
     assert!(
         f.warnings[0]
-            .message
+            .message()
             .contains("no name (only generateName)"),
         "{f:?}"
     );
@@ -308,7 +308,7 @@ fn the_provider_check_names_the_fix() {
     let f = run(&r, &with_provider(Lookup::Unavailable("throttled".into())));
     assert!(
         f.warnings[0]
-            .message
+            .message()
             .contains("cannot verify the OIDC provider"),
         "{f:?}"
     );
@@ -482,7 +482,7 @@ fn an_unreadable_permissions_boundary_is_cannot_verify() {
     );
     assert!(f.violations.is_empty(), "{f:?}");
     assert!(
-        f.warnings[0].message.contains("IRSA role side: IAM returned a permissions boundary arn:aws:iam::111122223333:policy/team-boundary zoneguard cannot read (the percent-decoded permission policy is not valid JSON"),
+        f.warnings[0].message().contains("IRSA role side: IAM returned a permissions boundary arn:aws:iam::111122223333:policy/team-boundary zoneguard cannot read (the percent-decoded permission policy is not valid JSON"),
         "{f:?}"
     );
 }
@@ -519,7 +519,7 @@ fn an_unreadable_permission_policy_leaves_only_an_allow_or_a_deny_as_an_answer()
         assert_eq!(reasons(&f), wanted, "{case}: {f:?}");
         match warning {
             Some(text) => assert!(
-                f.warnings.len() == 1 && f.warnings[0].message.contains(text),
+                f.warnings.len() == 1 && f.warnings[0].message().contains(text),
                 "{case}: {f:?}"
             ),
             None => assert!(f.warnings.is_empty(), "{case}: {f:?}"),
@@ -542,13 +542,13 @@ fn chain_lookups_that_fail_are_cannot_verify() {
     assert_eq!(f.warnings.len(), 2, "{f:?}");
     assert!(
         f.warnings[0]
-            .message
+            .message()
             .contains("target side: zoneguard could not read the role from IAM (no reader role"),
         "{f:?}"
     );
     assert!(
         f.warnings[1]
-            .message
+            .message()
             .contains("IRSA role side: zoneguard could not read the permission policies"),
         "{f:?}"
     );
@@ -628,7 +628,7 @@ fn both_trust_checks_word_a_denial_and_an_unverifiable_condition_in_full() {
 
 /// `f`'s first warning begins `want` and carries the reason code its text gives, for tools.
 fn assert_unverifiable(f: &Findings, want: &str) {
-    assert!(f.warnings[0].message.starts_with(want), "{f:?}");
+    assert!(f.warnings[0].message().starts_with(want), "{f:?}");
     assert_eq!(
         f.warnings[0].reason,
         Some(Reason::RoleUnverifiable),
@@ -641,7 +641,7 @@ fn assert_unverifiable(f: &Findings, want: &str) {
 fn only_finding(f: &Findings) -> (Option<Reason>, String) {
     match (&f.violations[..], &f.warnings[..]) {
         ([v], []) => (Some(v.reason), v.message()),
-        ([], [w]) => (None, w.message.clone()),
+        ([], [w]) => (None, w.to_string()),
         _ => panic!("one finding expected: {f:?}"),
     }
 }

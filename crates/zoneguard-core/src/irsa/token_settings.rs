@@ -95,13 +95,13 @@ mod tests {
             assert_eq!(f.warnings.len(), 1, "{value}: {f:?}");
             assert!(
                 f.warnings[0]
-                    .message
+                    .message()
                     .contains("is not a whole number of seconds"),
                 "{f:?}"
             );
             assert!(
                 f.warnings[0]
-                    .message
+                    .message()
                     .contains("its default lifetime (86400 s"),
                 "{f:?}"
             );
@@ -114,11 +114,11 @@ mod tests {
             let f = findings(TOKEN_EXPIRATION, value);
             assert!(f.violations.is_empty(), "{value}: {f:?}");
             assert!(
-                f.warnings[0].message.contains("raises it to 600 s"),
+                f.warnings[0].message().contains("raises it to 600 s"),
                 "{f:?}"
             );
             assert!(
-                f.warnings[0].message.ends_with(
+                f.warnings[0].message().ends_with(
                     "; write 600 or more, or remove the annotation for the default of 86400 s"
                 ),
                 "{f:?}"
@@ -149,7 +149,7 @@ mod tests {
             let f = findings(STS_REGIONAL_ENDPOINTS, value);
             assert!(f.violations.is_empty(), "{value}: {f:?}");
             assert!(
-                f.warnings[0].message.contains("is not true or false"),
+                f.warnings[0].message().contains("is not true or false"),
                 "{value}: {f:?}"
             );
         }

@@ -132,7 +132,7 @@ fn assert_skip_warning(
     match want {
         Some(w) => assert!(
             warnings.len() == 1
-                && fits(&warnings[0].message, w)
+                && fits(&warnings[0].message(), w)
                 && warnings[0].reason == Some(Reason::ExternalDnsSkips),
             "{what}: {warnings:?}"
         ),
@@ -266,7 +266,7 @@ fn with_gateway_name_or_namespace_a_route_is_checked_only_through_such_a_parent(
         assert_eq!(!out.candidates.is_empty(), read, "{parents}");
         if !read {
             assert!(
-                out.warnings.len() == 1 && out.warnings[0].message.starts_with(r#"spec.parentRefs names no Gateway external-dns publishes routes through (sources.gatewayName: "public", sources.gatewayNamespace: "gateways"): external-dns skips this route"#),
+                out.warnings.len() == 1 && out.warnings[0].message().starts_with(r#"spec.parentRefs names no Gateway external-dns publishes routes through (sources.gatewayName: "public", sources.gatewayNamespace: "gateways"): external-dns skips this route"#),
                 "{parents}: {:?}",
                 out.warnings
             );
@@ -434,7 +434,7 @@ fn a_service_of_a_type_external_dns_does_not_read_is_not_checked() {
         assert_eq!(names.is_empty(), warning.is_some(), "{what}: {names:?}");
         if let Some(w) = warning {
             assert!(
-                warnings.len() == 1 && warnings[0].message.starts_with(w),
+                warnings.len() == 1 && warnings[0].message().starts_with(w),
                 "{what}: {warnings:?}"
             );
         }
@@ -446,7 +446,7 @@ fn a_service_of_a_type_external_dns_does_not_read_is_not_checked() {
     );
     assert!(
         warnings[0]
-            .message
+            .message()
             .starts_with(r#"spec.type is "ClusterIP" (the default), not"#),
         "{warnings:?}"
     );
@@ -504,7 +504,7 @@ fn a_controller_annotation_naming_another_controller_leaves_nothing_to_check() {
                 panic!("{kind:?} {controller:?}: {:?}", out.warnings)
             };
             assert!(
-                warning.message.contains("external-dns skips this object"),
+                warning.message().contains("external-dns skips this object"),
                 "{warning}"
             );
         }
@@ -556,7 +556,7 @@ fn a_controller_annotation_under_one_standard_prefix_leaves_the_other_prefix_s_n
         assert_eq!(names, want, "{annotations}");
         assert_eq!(warnings.len(), want_warnings.len(), "{warnings:?}");
         for (warning, want) in warnings.iter().zip(want_warnings) {
-            assert!(warning.message.contains(want), "{warning}");
+            assert!(warning.message().contains(want), "{warning}");
             // Only an object skipped whole gets the skip's reason code.
             let code = (want == wholly).then_some(Reason::ExternalDnsSkips);
             assert_eq!(warning.reason, code, "{warning}");

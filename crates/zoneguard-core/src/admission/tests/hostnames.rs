@@ -77,6 +77,35 @@ namespaces:
 }
 
 #[test]
+fn names_refused_for_the_same_cause_share_one_fault_text_and_an_exclusion_gets_its_own() {
+    let delegated = "namespaces:\n  team-a: { domainFilters: [team-a.example.com] }\n";
+    let table = [
+        (RULES, "default", ["a.other.org", "b.other.net"], true),
+        (
+            delegated,
+            "team-a",
+            ["a.example.com", "b.example.com"],
+            true,
+        ),
+        // Each exclusion is named in its own fault.
+        (
+            RULES,
+            "default",
+            ["a.internal.example.com", "b.internal.example.com"],
+            false,
+        ),
+    ];
+    for (rules_text, ns, hosts, shared) in table {
+        let d = validate_ingress(rules_text, ns, &ingress(&hosts, json!({})));
+        let faults: Vec<&str> = d.violations.iter().filter_map(|v| v.fault()).collect();
+        assert_eq!(faults.len(), 2, "{hosts:?}: {:?}", d.violations);
+        assert_eq!(faults[0], faults[1], "{hosts:?}");
+        assert_eq!(std::ptr::eq(faults[0], faults[1]), shared, "{hosts:?}");
+        assert!(d.violations[1].message().starts_with("spec.rules[1].host"));
+    }
+}
+
+#[test]
 fn many_violations_are_bounded_with_a_count_of_the_rest() {
     let hosts: Vec<String> = (0..8).map(|i| format!("h{i}.other.org")).collect();
     let hosts: Vec<&str> = hosts.iter().map(String::as_str).collect();
@@ -134,7 +163,9 @@ fn the_annotation_prefix_setting_limits_what_counts_and_warns_about_the_other() 
     let d = validate_ingress(&text, "default", &obj);
     assert!(d.allowed, "{:?}", d.violations);
     assert!(
-        d.warnings.iter().any(|w| w.message.contains("is ignored")),
+        d.warnings
+            .iter()
+            .any(|w| w.message().contains("is ignored")),
         "{:?}",
         d.warnings
     );
@@ -306,7 +337,7 @@ fn a_clusterip_service_hostname_is_checked_and_warned_about() {
     assert!(d
         .warnings
         .iter()
-        .any(|w| w.message.contains("publish-internal-services")));
+        .any(|w| w.message().contains("publish-internal-services")));
 }
 
 #[test]
@@ -425,7 +456,7 @@ fn a_clusterip_service_with_a_target_annotation_is_published_without_a_warning()
     assert!(
         d.warnings
             .iter()
-            .any(|w| w.message.contains("publish-internal-services")),
+            .any(|w| w.message().contains("publish-internal-services")),
         "{:?}",
         d.warnings
     );

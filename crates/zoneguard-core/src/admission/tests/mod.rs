@@ -25,8 +25,8 @@ inject:
 "#;
 
 /// The warnings' texts, as kubectl shows them.
-fn warning_texts(d: &Decision) -> Vec<&str> {
-    d.warnings.iter().map(|w| w.message.as_str()).collect()
+fn warning_texts(d: &Decision) -> Vec<String> {
+    d.warnings.iter().map(Warning::to_string).collect()
 }
 
 fn rules(text: &str) -> RuleSet {

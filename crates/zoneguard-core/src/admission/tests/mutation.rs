@@ -75,7 +75,7 @@ fn the_rejudge_of_an_injection_sees_the_service_type() {
     let (injected, found) = warnings(&cluster_ip);
     assert_eq!(injected, 0);
     assert!(
-        found[0].message.contains("is set on a ClusterIP Service"),
+        found[0].message().contains("is set on a ClusterIP Service"),
         "{found:?}"
     );
 }
@@ -176,10 +176,10 @@ fn a_refused_injection_is_never_written_and_only_blocks_a_create() {
     let d = update_service(&rules, &object);
     assert!(
         d.warnings[0]
-            .message
+            .message()
             .contains("the inject rule inject[0] of test would set")
             && d.warnings[0]
-                .message
+                .message()
                 .ends_with("(not injected; the update is admitted without it)"),
         "{}",
         d.warnings[0]
@@ -383,7 +383,7 @@ fn an_object_with_only_generate_name_is_told_which_name_template_was_left_out() 
         json!([{"op": "add", "path": "/metadata/annotations", "value": {
             "external-dns.alpha.kubernetes.io/ttl": "60"}}])
     );
-    let messages: Vec<&str> = d.warnings.iter().map(|w| w.message.as_str()).collect();
+    let messages: Vec<String> = d.warnings.iter().map(Warning::to_string).collect();
     assert_eq!(messages.len(), 1, "{messages:?}");
     assert!(
         messages[0].starts_with(

@@ -20,7 +20,10 @@ fn a_warning_that_admits_a_violation_says_so_by_its_fields() {
     assert_eq!(w.reason, Some(v.reason), "{warn:?}");
     // The text is as before: the violation's, and why it was admitted.
     let text = format!("{} (zoneguard warn mode: admitted)", v.message());
-    assert_eq!((w.to_string(), &w.message), (text.clone(), &text));
+    assert_eq!(
+        (w.to_string(), w.message().into_owned()),
+        (text.clone(), text)
+    );
     // A warning in its own right is no violation's copy.
     let d = validate_ingress(
         &format!("{RULES}\nannotationPrefix: external-dns.alpha.kubernetes.io/\n"),
@@ -92,7 +95,7 @@ fn an_update_keeps_old_violations_as_warnings_and_denies_new_ones() {
         ),
     );
     assert!(d.allowed, "{:?}", d.violations);
-    assert!(d.warnings[0].message.contains("already present"));
+    assert!(d.warnings[0].message().contains("already present"));
     assert_eq!(d.warnings[0].admitted, Some(Admitted::Tolerated), "{d:?}");
     // No violation stands, but the old one is kept for logs and metrics.
     assert!(d.violations.is_empty(), "{d:?}");
@@ -366,7 +369,7 @@ fn a_warning_about_an_object_external_dns_reads_has_no_skip_reason_code() {
     );
     assert_eq!(d.warnings.len(), 1, "{:?}", warning_texts(&d));
     assert!(
-        d.warnings[0].message.contains("on a ClusterIP Service"),
+        d.warnings[0].message().contains("on a ClusterIP Service"),
         "{:?}",
         warning_texts(&d)
     );

@@ -151,8 +151,10 @@ fn an_edit_is_judged_on_its_own_errors_and_warned_of_other_configmaps_errors() {
     let d = edit("domainFilters: [example.com]\n", &[broken]);
     assert!(d.allowed && d.violations.is_empty(), "{d:?}");
     assert!(
-        d.warnings[0].message.contains("ConfigMap zoneguard/broken")
-            && d.warnings[0].message.contains("takes effect only then"),
+        d.warnings[0]
+            .message()
+            .contains("ConfigMap zoneguard/broken")
+            && d.warnings[0].message().contains("takes effect only then"),
         "{d:?}"
     );
     // Two others in conflict: the same.
@@ -161,7 +163,7 @@ fn an_edit_is_judged_on_its_own_errors_and_warned_of_other_configmaps_errors() {
     assert!(
         d.warnings
             .iter()
-            .any(|w| w.message.contains("ConfigMap zoneguard/a")),
+            .any(|w| w.message().contains("ConfigMap zoneguard/a")),
         "{d:?}"
     );
     // An edit that conflicts itself is refused, naming the other.
