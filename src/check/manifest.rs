@@ -3,6 +3,7 @@
 use serde::de::IgnoredAny;
 use serde::Deserialize;
 use serde_json::Value;
+use std::borrow::Cow;
 use std::fmt;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -158,7 +159,8 @@ fn read_file(path: &Path, out: &mut Vec<Object>, errors: &mut Vec<InputError>) {
     }
 }
 
-/// Parses one file's bytes (or stdin's) into objects; one leading byte order mark is dropped.
+/// Parses one file's bytes (or stdin's) into objects; one leading byte order mark is dropped,
+/// and one at the start of each later YAML document.
 pub fn read_bytes(file: &str, bytes: &[u8], out: &mut Vec<Object>, errors: &mut Vec<InputError>) {
     let bytes = bytes.strip_prefix(BOM).unwrap_or(bytes);
     if bytes.len() as u64 > MAX_FILE_BYTES {
@@ -189,6 +191,7 @@ pub fn read_bytes(file: &str, bytes: &[u8], out: &mut Vec<Object>, errors: &mut 
         read_json_stream(file, text, documents, out, errors);
         return;
     }
+    let text = &*without_document_boms(text);
     // Before the parser proper: it keeps the last of a repeated key, takes minutes over deep
     // nesting, and builds every copy aliases make.
     let survey = yaml::survey_stream(text, yaml::MANIFEST_MAX_DEPTH);
@@ -213,6 +216,36 @@ pub fn read_bytes(file: &str, bytes: &[u8], out: &mut Vec<Object>, errors: &mut 
             }
         }
     }
+}
+
+/// `text` without the byte order mark that starts a document after a `---` line, as when files
+/// each saved with one are joined: kubectl splits a stream at those lines and reads each document
+/// alone, ignoring its mark, where libyaml would count the mark as a column and misread the
+/// document. Only the lines change, not their number, so the errors' line numbers hold.
+fn without_document_boms(text: &str) -> Cow<'_, str> {
+    const MARK: char = '\u{feff}';
+    if !text.contains(MARK) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut after_separator = false;
+    for line in text.split_inclusive('\n') {
+        let line = match after_separator {
+            true => line.strip_prefix(MARK).unwrap_or(line),
+            false => line,
+        };
+        out.push_str(line);
+        after_separator = is_separator(line);
+    }
+    Cow::Owned(out)
+}
+
+/// A line that separates YAML documents as kubectl splits them: `---`, then nothing but
+/// blanks or a comment.
+fn is_separator(line: &str) -> bool {
+    line.strip_prefix("---")
+        .map(str::trim)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('#'))
 }
 
 /// A stream of several JSON objects (`{…}{…}`, or one a line), which kubectl applies and YAML
@@ -629,6 +662,41 @@ mod tests {
                 (*objects, *refused),
                 "{text:?}: {errs:?}"
             );
+        }
+    }
+
+    #[test]
+    fn a_byte_order_mark_that_starts_a_later_document_is_ignored_as_kubectl_ignores_it() {
+        let bom = "\u{feff}";
+        let svc = "apiVersion: v1\nkind: Service\nmetadata: {name: a}\n";
+        let bad = "apiVersion: v1\nkind: Service\nkind: Pod\n";
+        let table: &[(String, usize, Option<&str>)] = &[
+            (format!("{svc}---\n{bom}{svc}"), 2, None),
+            (
+                format!("{bom}{svc}---   # next\n{bom}{svc}---\n{bom}{svc}"),
+                3,
+                None,
+            ),
+            // Not after a separator: content, as kubectl's reader takes it.
+            (format!("{svc}---\n# c\n{bom}{svc}"), 1, Some("document 2")),
+            // The error's line is the line of the file.
+            (
+                format!("{svc}---\n{bom}{bad}"),
+                0,
+                Some(":7: document 2: duplicate key `kind`"),
+            ),
+        ];
+        for (text, objects, error) in table {
+            let (got, errs) = read(text);
+            let shown: Vec<String> = errs.iter().map(ToString::to_string).collect();
+            assert_eq!(got.len(), *objects, "{text:?}: {shown:?}");
+            match error {
+                None => assert!(shown.is_empty(), "{text:?}: {shown:?}"),
+                Some(want) => assert!(
+                    shown.iter().any(|e| e.contains(want)),
+                    "{text:?}: {shown:?}"
+                ),
+            }
         }
     }
 
