@@ -28,16 +28,35 @@ type Parts = (String, String);
 
 /// The faults that do not depend on the name refused, worded once for all of an object's names:
 /// an object with 100 000 names outside the filters holds one copy of that text, not 100 000.
-/// One per object judged: the advice and the namespace are the same for all its names.
+/// One per object judged: the advice and the namespace are the same for all its names. Each
+/// filter has two: not included, and matched by the regex exclusion ([`slot`]).
 #[derive(Debug, Default)]
 pub struct Faults {
-    outside: Option<Arc<str>>,
-    not_delegated: Option<Arc<str>>,
+    outside: [Option<Arc<str>>; 2],
+    not_delegated: [Option<Arc<str>>; 2],
 }
 
-/// `slot`'s text, worded by `word` the first time.
-fn shared(slot: &mut Option<Arc<str>>, word: impl FnOnce() -> String) -> Arc<str> {
-    slot.get_or_insert_with(|| word().into()).clone()
+/// Which of a filter's shared faults a refusal's is, or `None` for one that names the
+/// exclusion that hit the name.
+fn slot(why: &Match) -> Option<usize> {
+    match why {
+        Match::NotIncluded | Match::RegexNotIncluded => Some(0),
+        Match::RegexExcluded => Some(1),
+        Match::Excluded { .. } | Match::Included { .. } => None,
+    }
+}
+
+/// A refusal's fault: the shared one in `slots[i]` (worded by `word` the first time), or, with
+/// no `i`, worded for this name alone.
+fn fault(
+    slots: &mut [Option<Arc<str>>; 2],
+    i: Option<usize>,
+    word: impl FnOnce() -> String,
+) -> Arc<str> {
+    match i {
+        Some(i) => slots[i].get_or_insert_with(|| word().into()).clone(),
+        None => word().into(),
+    }
 }
 
 /// The first rule a candidate breaks, if any: syntax, cluster filters, delegation, TXT length.
@@ -73,28 +92,21 @@ pub fn judge(
         return Some(violation(Reason::HostnameInvalid, parts));
     }
     let normalized = filter::normalized(&c.name);
-    // A fault names the exclusion that hit the name, if one did; otherwise it is the same for
-    // every name refused, and shared when the violation tells it after the subject.
-    let generic = |why: &Match| at.leads() && !matches!(why, Match::Excluded { .. });
+    // A fault is shared when the violation tells it after its subject.
+    let shared = |why: &Match| slot(why).filter(|_| at.leads());
     if !rules.cluster.matches_normalized(&normalized) {
         let why = rules.cluster.explain(&c.name);
-        let shares = generic(&why);
-        let word = || text(outside_message(&rules.cluster, why));
-        let fault = match shares {
-            true => shared(&mut faults.outside, word),
-            false => word().into(),
-        };
+        let fault = fault(&mut faults.outside, shared(&why), || {
+            text(outside_message(&rules.cluster, why))
+        });
         return Some(at.violation(Reason::HostnameOutsideFilters, fault));
     }
     if let Some(ns_filter) = rules.namespaces.get(namespace) {
         if !ns_filter.matches_normalized(&normalized) {
             let why = ns_filter.explain(&c.name);
-            let shares = generic(&why);
-            let word = || text(not_delegated_message(ns_filter, why));
-            let fault = match shares {
-                true => shared(&mut faults.not_delegated, word),
-                false => word().into(),
-            };
+            let fault = fault(&mut faults.not_delegated, shared(&why), || {
+                text(not_delegated_message(ns_filter, why))
+            });
             return Some(at.violation(Reason::HostnameNotDelegated, fault));
         }
     }

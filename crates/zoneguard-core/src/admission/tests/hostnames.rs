@@ -106,6 +106,41 @@ fn names_refused_for_the_same_cause_share_one_fault_text_and_an_exclusion_gets_i
 }
 
 #[test]
+fn names_refused_for_different_causes_in_one_object_keep_their_own_faults() {
+    let regex = r#"
+regexDomainFilter: '\.example\.com$'
+regexDomainExclusion: '^admin\.'
+namespaces:
+  team-r: { regexDomainFilter: '\.prod\.example\.com$', regexDomainExclusion: '^x' }
+"#;
+    // Each pair twice, so that a shared fault is taken again after the other cause's.
+    let table = [
+        (
+            "default",
+            ["admin.example.com", "a.other.org"],
+            "matches /^admin\\./",
+            "is outside the domains",
+        ),
+        (
+            "team-r",
+            ["x1.prod.example.com", "a.dev.example.com"],
+            "matches /^x/",
+            "is outside this namespace's domains",
+        ),
+    ];
+    for (ns, [first, second], first_fault, second_fault) in table {
+        let hosts = [first, second, first, second];
+        let d = validate_ingress(regex, ns, &ingress(&hosts, json!({})));
+        let faults: Vec<&str> = d.violations.iter().filter_map(|v| v.fault()).collect();
+        assert_eq!(faults.len(), 4, "{hosts:?}: {:?}", d.violations);
+        for (i, fault) in faults.iter().enumerate() {
+            let want = [first_fault, second_fault][i % 2];
+            assert!(fault.starts_with(want), "{hosts:?}[{i}]: {fault}");
+        }
+    }
+}
+
+#[test]
 fn many_violations_are_bounded_with_a_count_of_the_rest() {
     let hosts: Vec<String> = (0..8).map(|i| format!("h{i}.other.org")).collect();
     let hosts: Vec<&str> = hosts.iter().map(String::as_str).collect();
