@@ -218,6 +218,27 @@ async fn probes_are_answered_while_every_webhook_worker_is_busy() {
     assert!(answer.contains("ready (rules generation 1)"), "{answer}");
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_dropped_without_shutdown_stops_serving_its_probe_port() {
+    let s = server().await;
+    let address = s.handle.probe_addr();
+    assert!(plain_get(address, "/healthz").is_ok_and(|a| a.starts_with("HTTP/1.1 200")));
+    drop(s);
+    // The probe thread stops on its own runtime: wait for it, up to 5 s.
+    let mut refused = false;
+    for _ in 0..50 {
+        if std::net::TcpStream::connect_timeout(&address, Duration::from_millis(200)).is_err() {
+            refused = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(
+        refused,
+        "the probe port {address} still accepts connections"
+    );
+}
+
 /// `path` fetched from `address` over plain HTTP/1.1 without an async runtime, given up after
 /// two seconds.
 fn plain_get(address: std::net::SocketAddr, path: &str) -> std::io::Result<String> {

@@ -204,9 +204,11 @@ fn spawn_probes(
 ) -> std::io::Result<ProbeThread> {
     let listener = listener.into_std()?;
     let (done, finished) = tokio::sync::oneshot::channel();
+    let thread_stop = stop.clone();
     std::thread::Builder::new()
         .name("zoneguard-probes".into())
         .spawn(move || {
+            let stop = thread_stop;
             let runtime = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build();
@@ -216,7 +218,7 @@ fn spawn_probes(
             }
             let _ = done.send(());
         })?;
-    Ok(ProbeThread { finished })
+    Ok(ProbeThread { stop, finished })
 }
 
 async fn serve_probes(
@@ -234,15 +236,24 @@ async fn serve_probes(
     }
 }
 
-/// The probe server's thread, which says when it has finished.
+/// The probe server's thread, which says when it has finished. Dropped, it stops the probe
+/// server: a [`ServerHandle`] dropped without [`ServerHandle::shutdown`] (an in-process server
+/// of the tests) leaves no thread serving its port.
 struct ProbeThread {
+    stop: CancellationToken,
     finished: tokio::sync::oneshot::Receiver<()>,
 }
 
 impl ProbeThread {
     /// Waits up to `limit` for the probe server to close its connections and stop.
-    async fn stopped(self, limit: Duration) {
-        let _ = tokio::time::timeout(limit, self.finished).await;
+    async fn stopped(mut self, limit: Duration) {
+        let _ = tokio::time::timeout(limit, &mut self.finished).await;
+    }
+}
+
+impl Drop for ProbeThread {
+    fn drop(&mut self) {
+        self.stop.cancel();
     }
 }
 
