@@ -3,6 +3,7 @@
 mod hosts;
 mod rules_configmap;
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use crate::irsa;
@@ -144,18 +145,21 @@ impl Decision {
         let mut shown = 0;
         // Only the warnings shown are worded: those left out may be many.
         for warning in self.warnings.iter_mut().take(max.max(1)) {
-            let mut message = warning.message().into_owned();
+            let mut message = warning.message();
             if message.contains(char::is_control) {
-                message = one_line(&message);
+                message = Cow::Owned(one_line(&message));
             }
             let runes = message.chars().count();
             if used + runes > budget {
                 if shown > 0 {
                     break;
                 }
-                cut_to_runes(&mut message, budget);
+                cut_to_runes(message.to_mut(), budget);
             }
-            warning.reword(message);
+            // A warning written as shown stays as it is.
+            if let Cow::Owned(text) = message {
+                warning.reword(text);
+            }
             used += runes.min(budget);
             shown += 1;
         }
