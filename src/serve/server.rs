@@ -73,7 +73,6 @@ pub struct ServerHandle {
     readiness: Arc<Readiness>,
     shutdown: CancellationToken,
     /// The probe port outlives the drain, so `/readyz` can say "shutting down".
-    probe_shutdown: CancellationToken,
     probes: ProbeThread,
     connections: TaskTracker,
     tasks: Vec<JoinHandle<()>>,
@@ -122,10 +121,8 @@ pub async fn start(config: Config) -> Result<ServerHandle, StartError> {
     let mut tasks = spawn_watchers(&config, &certs, &metrics, &file_rules, &rules, &shutdown)?;
     tasks.extend(spawn_cluster_tasks(kube_client, &config, &rules, &metrics));
 
-    let probe_shutdown = CancellationToken::new();
     let probe_router = probes::router(readiness.clone(), metrics.clone());
-    let probes =
-        spawn_probes(probe, probe_router, probe_shutdown.clone()).map_err(StartError::Probes)?;
+    let probes = spawn_probes(probe, probe_router).map_err(StartError::Probes)?;
 
     let connections = TaskTracker::new();
     let server = HttpsServer {
@@ -146,7 +143,6 @@ pub async fn start(config: Config) -> Result<ServerHandle, StartError> {
         metrics,
         readiness,
         shutdown,
-        probe_shutdown,
         probes,
         connections,
         tasks,
@@ -193,17 +189,14 @@ fn spawn_cluster_tasks(
     tasks
 }
 
-/// Serves the probe listener (health, readiness, metrics) until `stop` is cancelled, on a thread
-/// and runtime of its own: kubelet's probes must be answered while every webhook worker is busy
-/// judging (a few multi-megabyte reviews can hold them for a while), or a loaded pod would be
-/// taken out of the Service, then restarted.
-fn spawn_probes(
-    listener: TcpListener,
-    router: axum::Router,
-    stop: CancellationToken,
-) -> std::io::Result<ProbeThread> {
+/// Serves the probe listener (health, readiness, metrics) until the [`ProbeThread`] returned is
+/// stopped or dropped, on a thread and runtime of its own: kubelet's probes must be answered
+/// while every webhook worker is busy judging (a few multi-megabyte reviews can hold them for a
+/// while), or a loaded pod would be taken out of the Service, then restarted.
+fn spawn_probes(listener: TcpListener, router: axum::Router) -> std::io::Result<ProbeThread> {
     let listener = listener.into_std()?;
     let (done, finished) = tokio::sync::oneshot::channel();
+    let stop = CancellationToken::new();
     let thread_stop = stop.clone();
     std::thread::Builder::new()
         .name("zoneguard-probes".into())
@@ -245,8 +238,9 @@ struct ProbeThread {
 }
 
 impl ProbeThread {
-    /// Waits up to `limit` for the probe server to close its connections and stop.
-    async fn stopped(mut self, limit: Duration) {
+    /// Stops the probe server and waits up to `limit` for it to close its connections.
+    async fn stop(mut self, limit: Duration) {
+        self.stop.cancel();
         let _ = tokio::time::timeout(limit, &mut self.finished).await;
     }
 }
@@ -349,8 +343,7 @@ impl ServerHandle {
                 "grace period over; closing remaining connections"
             );
         }
-        self.probe_shutdown.cancel();
-        self.probes.stopped(Duration::from_secs(1)).await;
+        self.probes.stop(Duration::from_secs(1)).await;
         for task in self.tasks {
             task.abort();
         }

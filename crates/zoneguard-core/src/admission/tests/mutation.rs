@@ -116,17 +116,7 @@ fn mutation_skips_other_types_and_kinds() {
 #[test]
 fn an_inject_rule_that_would_set_a_refused_name_is_blamed() {
     let text = refusing_inject_rules();
-    let d = mutate(
-        &rules(&text),
-        &req(
-            Operation::Create,
-            "",
-            "Service",
-            "pay",
-            &tree(&lb_service(None)),
-            None,
-        ),
-    );
+    let d = mutate_new_lb_service(&rules(&text));
     assert!(!d.allowed);
     assert!(
         d.violations[0]
@@ -316,17 +306,7 @@ fn a_blamed_inject_rule_is_named_by_its_source_and_its_index_there() {
         text: "inject:\n  - kinds: [Ingress]\n    annotations: {example.com/owner: platform}\n  - kinds: [Service]\n    annotations:\n      external-dns.alpha.kubernetes.io/hostname: \"{name}.other.org\"\n      external-dns.alpha.kubernetes.io/ttl: \"{name}\"\n",
     };
     let rules = RuleSet::from_sources(&[base, platform]).unwrap_or_else(|e| panic!("{e:?}"));
-    let d = mutate(
-        &rules,
-        &req(
-            Operation::Create,
-            "",
-            "Service",
-            "pay",
-            &tree(&lb_service(None)),
-            None,
-        ),
-    );
+    let d = mutate_new_lb_service(&rules);
     let table: [(&str, &str); 2] = [
         (
             "the inject rule inject[1] of ConfigMap zoneguard/zoneguard-rules-platform would set metadata.annotations[\"external-dns.alpha.kubernetes.io/hostname\"] to \"api.other.org\"",
@@ -393,16 +373,16 @@ fn an_object_with_only_generate_name_is_told_which_name_template_was_left_out() 
         "{messages:?}"
     );
     // A named object, or one that has the annotation already, gets no such warning.
-    let named = mutate(
-        &rules(RULES),
-        &req(
-            Operation::Create,
-            "",
-            "Service",
-            "pay",
-            &tree(&lb_service(None)),
-            None,
-        ),
-    );
+    let named = mutate_new_lb_service(&rules(RULES));
     assert!(named.warnings.is_empty(), "{:?}", named.warnings);
+}
+
+/// `mutate` of a CREATE of the LoadBalancer Service `pay` without annotations.
+fn mutate_new_lb_service(rules: &RuleSet) -> Decision {
+    let service = lb_service(None);
+    let object = tree(&service);
+    mutate(
+        rules,
+        &req(Operation::Create, "", "Service", "pay", &object, None),
+    )
 }
