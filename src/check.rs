@@ -7,6 +7,7 @@ mod input_warning;
 mod kinds;
 mod live;
 mod manifest;
+mod origin;
 mod report;
 mod rule_files;
 pub mod usage;
@@ -24,6 +25,7 @@ use zoneguard_core::rules::{RuleSet, RuleSource, RulesError};
 use zoneguard_core::source::{self, Kind, SkippedBy};
 use zoneguard_core::tree::Node;
 use zoneguard_core::verdict::{Reason, Warning};
+use zoneguard_core::yaml::KeyPath;
 
 #[derive(Debug, clap::Args)]
 #[command(
@@ -245,8 +247,8 @@ fn check_objects(
     let mut outcome = Outcome::default();
     for object in objects {
         let meta = Meta::of(object, default_ns);
-        if let Err(e) = metadata_is_usable(&object.value) {
-            errors.push(object_error(object, &meta, e));
+        if let Err((field, e)) = metadata_is_usable(&object.value) {
+            errors.push(object_error(object, &meta, &field, e));
             continue;
         }
         // The checks read the object as a tree: built once, and only for the kinds checked and
@@ -267,7 +269,7 @@ fn check_objects(
             continue;
         };
         if let Some(problem) = kind.and_then(|kind| source::shape::problem(kind, &tree)) {
-            errors.push(object_error(object, &meta, problem));
+            errors.push(object_error(object, &meta, &problem.path, problem.message));
             continue;
         }
         let mut decision = admit(rules, &meta, value, &tree, live);
@@ -321,11 +323,12 @@ fn warn_of_ingress_api(rules: &RuleSet, meta: &Meta, value: &Value, decision: &m
 
 /// What is wrong with `object` as an input error naming it as the results do (`Kind ns/name`),
 /// after its place in the file (`document 3, items[1]`), as the reader's errors are.
-fn object_error(object: &Object, meta: &Meta, problem: String) -> InputError {
+/// The object's `problem` with `field`, on the field's line.
+fn object_error(object: &Object, meta: &Meta, field: &KeyPath, problem: String) -> InputError {
     let shown = format!("{} {}", meta.kind, meta.shown_at());
     let mut e = object.at.on(InputError::manifest(
         &object.file,
-        None,
+        object.line_of(field),
         format!("{}: {shown}: {problem}", object.at),
     ));
     e.object = Some(shown);
@@ -388,21 +391,25 @@ impl Meta {
 
 /// The metadata zoneguard reads has the shape the API server's schema requires: a mapping,
 /// whose `name`, `namespace` and `generateName` are strings and whose annotations are strings
-/// (`null` counts as absent).
-fn metadata_is_usable(object: &Value) -> Result<(), String> {
+/// (`null` counts as absent); else the field at fault, and what is wrong with it.
+fn metadata_is_usable(object: &Value) -> Result<(), (KeyPath, String)> {
+    let metadata = KeyPath::root().key("metadata");
     match object.get("metadata") {
         None | Some(Value::Null | Value::Object(_)) => {}
         Some(other) => {
-            return Err(format!(
-                "metadata is {}, not a mapping; Kubernetes would refuse the object",
-                shown(other)
+            return Err((
+                metadata,
+                format!(
+                    "metadata is {}, not a mapping; Kubernetes would refuse the object",
+                    shown(other)
+                ),
             ))
         }
     }
     for field in ["name", "namespace", "generateName"] {
         match object.pointer(&format!("/metadata/{field}")) {
             None | Some(Value::Null | Value::String(_)) => {}
-            Some(other) => return Err(format!("metadata.{field} is {}, not a string; Kubernetes would refuse the object (quote it)", shown(other))),
+            Some(other) => return Err((metadata.key(field), format!("metadata.{field} is {}, not a string; Kubernetes would refuse the object (quote it)", shown(other)))),
         }
     }
     annotations_are_strings(object)
@@ -417,19 +424,23 @@ fn shown(value: &Value) -> String {
     }
 }
 
-fn annotations_are_strings(object: &Value) -> Result<(), String> {
+fn annotations_are_strings(object: &Value) -> Result<(), (KeyPath, String)> {
     let Some(annotations) = object.pointer("/metadata/annotations") else {
         return Ok(());
     };
+    let field = KeyPath::root().key("metadata").key("annotations");
     let Some(map) = annotations.as_object() else {
         return if annotations.is_null() {
             Ok(())
         } else {
-            Err("metadata.annotations must be a mapping of strings".into())
+            Err((
+                field,
+                "metadata.annotations must be a mapping of strings".into(),
+            ))
         };
     };
     match map.iter().find(|(_, v)| !v.is_string()) {
-        Some((k, v)) => Err(format!("metadata.annotations[{k:?}] is {v}, not a string; Kubernetes refuses non-string annotation values (quote it)")),
+        Some((k, v)) => Err((field.key(k), format!("metadata.annotations[{k:?}] is {v}, not a string; Kubernetes refuses non-string annotation values (quote it)"))),
         None => Ok(()),
     }
 }
@@ -496,33 +507,50 @@ mod tests {
 
     #[test]
     fn metadata_of_the_wrong_shape_is_unusable_and_names_the_field() {
-        let table: &[(&str, Option<&str>)] = &[
+        // The object, then the field at fault as a key path and the message's start.
+        let table: &[(&str, Option<(&str, &str)>)] = &[
             (r#"{}"#, None),
             (r#"{"metadata": null}"#, None),
             (r#"{"metadata": {"name": "a", "namespace": null}}"#, None),
             (
                 r#"{"metadata": "x"}"#,
-                Some(r#"metadata is "x", not a mapping"#),
+                Some(("metadata", r#"metadata is "x", not a mapping"#)),
             ),
             (
                 r#"{"metadata": [1]}"#,
-                Some("metadata is a list, not a mapping"),
+                Some(("metadata", "metadata is a list, not a mapping")),
             ),
             (
                 r#"{"metadata": {"name": 7}}"#,
-                Some("metadata.name is 7, not a string"),
+                Some(("metadata.name", "metadata.name is 7, not a string")),
             ),
             (
                 r#"{"metadata": {"namespace": true}}"#,
-                Some("metadata.namespace is true, not a string"),
+                Some((
+                    "metadata.namespace",
+                    "metadata.namespace is true, not a string",
+                )),
             ),
             (
                 r#"{"metadata": {"generateName": {"a": 1}}}"#,
-                Some("metadata.generateName is a mapping, not a string"),
+                Some((
+                    "metadata.generateName",
+                    "metadata.generateName is a mapping, not a string",
+                )),
             ),
             (
-                r#"{"metadata": {"annotations": {"a": 1}}}"#,
-                Some(r#"metadata.annotations["a"] is 1, not a string"#),
+                r#"{"metadata": {"annotations": {"a/b": 1}}}"#,
+                Some((
+                    r#"metadata.annotations["a/b"]"#,
+                    r#"metadata.annotations["a/b"] is 1, not a string"#,
+                )),
+            ),
+            (
+                r#"{"metadata": {"annotations": 5}}"#,
+                Some((
+                    "metadata.annotations",
+                    "metadata.annotations must be a mapping of strings",
+                )),
             ),
         ];
         for (json, want) in table {
@@ -530,9 +558,55 @@ mod tests {
             let got = metadata_is_usable(&value).err();
             match (got, want) {
                 (None, None) => {}
-                (Some(got), Some(want)) => assert!(got.starts_with(want), "{json}: {got}"),
+                (Some((field, got)), Some((want_field, want))) => {
+                    assert_eq!(field.to_string(), *want_field, "{json}");
+                    assert!(got.starts_with(want), "{json}: {got}");
+                }
                 (got, want) => panic!("{json}: got {got:?}, want {want:?}"),
             }
+        }
+    }
+
+    /// The errors `check` gives the objects of `text`, each as `line: message`.
+    fn object_errors(text: &str) -> Vec<String> {
+        let mut objects = Vec::new();
+        let mut errors = Vec::new();
+        manifest::read_bytes("t.yaml", text.as_bytes(), &mut objects, &mut errors);
+        let rules = RuleSet::parse("rules.yaml", "domainFilters: [example.com]\n").expect("rules");
+        check_objects(&rules, "default", None, &objects, &mut errors, None);
+        errors
+            .iter()
+            .map(|e| format!("{:?}: {}", e.line, e.message))
+            .collect()
+    }
+
+    #[test]
+    fn an_object_error_is_on_the_line_of_the_field_at_fault() {
+        let yaml = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: networking.k8s.io/v1\n  kind: Ingress\n  metadata: {name: a}\n  spec:\n    tls:\n    - hosts: a.example.com\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: s\n  annotations:\n    team: 5\n";
+        let json = "{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\"}\n{\"apiVersion\": \"v1\",\n \"kind\": \"Service\",\n \"metadata\": {\"name\": 7}}\n";
+        let cases: &[(&str, &str, &str)] = &[
+            (
+                "a field in a List's item",
+                yaml,
+                "Some(9): document 1, items[0]: Ingress default/a: spec.tls[0].hosts is",
+            ),
+            (
+                "an annotation's value",
+                yaml,
+                "Some(16): document 2: Service default/s: metadata.annotations[\"team\"] is 5",
+            ),
+            (
+                "a field in the second object of a JSON stream",
+                json,
+                "Some(4): document 2: Service default/(unnamed): metadata.name is 7",
+            ),
+        ];
+        for (what, text, want) in cases {
+            let errors = object_errors(text);
+            assert!(
+                errors.iter().any(|e| e.starts_with(want)),
+                "{what}: {errors:#?}"
+            );
         }
     }
 
@@ -548,6 +622,7 @@ mod tests {
                 file: "t.yaml".to_string(),
                 value: serde_json::from_str(json).expect("json"),
                 at: manifest::Place::default(),
+                origin: Default::default(),
             };
             assert_eq!(Meta::of(&object, "team-a").namespace, want, "{json}");
         }

@@ -126,9 +126,9 @@ fn a_directory_is_walked_and_unusable_files_exit_2_naming_file_and_line() {
         &out,
         &[
             "tests/fixtures/check/broken.yaml:",
-            "non-string-annotation.yaml: document 1: Service default/x: metadata.annotations[\"external-dns.alpha.kubernetes.io/ttl\"] is 60, not a string",
-            "misshapen.yaml: document 1: Ingress default/wrong: spec.rules is a mapping, not a list; Kubernetes would refuse the object",
-            "misshapen.yaml: document 2, items[1] is not a Kubernetes object",
+            "non-string-annotation.yaml:6: document 1: Service default/x: metadata.annotations[\"external-dns.alpha.kubernetes.io/ttl\"] is 60, not a string",
+            "misshapen.yaml:6: document 1: Ingress default/wrong: spec.rules is a mapping, not a list; Kubernetes would refuse the object",
+            "misshapen.yaml:15: document 2, items[1] is not a Kubernetes object",
         ],
     );
 }
@@ -886,7 +886,7 @@ fn manifests_that_would_be_slow_or_huge_to_read_or_that_kubectl_refuses_exit_2_n
         (
             "a List whose items are a mapping",
             "apiVersion: v1\nkind: List\nitems: {a: 1}\n".to_string(),
-            "-: document 1: the items of a List are a mapping, not a list",
+            "-:3: document 1: the items of a List are a mapping, not a list",
         ),
         (
             "a name that is not a string",
@@ -1097,9 +1097,9 @@ fn unusable_manifests_are_json_errors_beside_the_results_naming_document_item_an
     assert_eq!(
         doc["errors"],
         serde_json::json!([
-            {"input": "manifests", "source": file, "line": null, "document": 2, "item": 1,
+            {"input": "manifests", "source": file, "line": 15, "document": 2, "item": 1,
              "message": "document 2, items[1] is not a Kubernetes object: it needs string apiVersion and kind fields"},
-            {"input": "manifests", "source": file, "line": null, "document": 1,
+            {"input": "manifests", "source": file, "line": 6, "document": 1,
              "object": "Ingress default/wrong",
              "message": "document 1: Ingress default/wrong: spec.rules is a mapping, not a list; Kubernetes would refuse the object, and zoneguard cannot read the names in it"},
         ]),

@@ -17,6 +17,9 @@ const MAX_FILE_BYTES: u64 = zoneguard::text_file::MAX_BYTES;
 
 use super::input_error::io_words;
 pub use super::input_error::InputError;
+use super::origin::Origin;
+use std::sync::Arc;
+use zoneguard_core::yaml::KeyPath;
 
 /// One object, the file it came from and where in it.
 #[derive(Debug, Clone)]
@@ -24,6 +27,15 @@ pub struct Object {
     pub file: String,
     pub value: Value,
     pub at: Place,
+    /// Its text, for the line of a field an error names.
+    pub origin: Origin,
+}
+
+impl Object {
+    /// The line of `field` in this object's text (or of the nearest enclosing field there).
+    pub fn line_of(&self, field: &KeyPath) -> Option<usize> {
+        self.origin.line(&self.at.items, field)
+    }
 }
 
 /// Where an object is in its file: the document (1-based) and, in a `List`, the item.
@@ -192,6 +204,7 @@ pub fn read_bytes(file: &str, bytes: &[u8], out: &mut Vec<Object>, errors: &mut 
         return;
     }
     let text = &*without_document_boms(text);
+    let shared: Arc<str> = Arc::from(text);
     // Before the parser proper: it keeps the last of a repeated key, takes minutes over deep
     // nesting, and builds every copy aliases make.
     let survey = yaml::survey_stream(text, yaml::MANIFEST_MAX_DEPTH);
@@ -205,7 +218,10 @@ pub fn read_bytes(file: &str, bytes: &[u8], out: &mut Vec<Object>, errors: &mut 
             items: Vec::new(),
         };
         match document_value(doc, survey.merges) {
-            Ok(value) => push_object(file, place, value, out, errors),
+            Ok(value) => {
+                let origin = Origin::yaml(shared.clone(), place.document);
+                push_object(file, place, value, &origin, out, errors);
+            }
             Err(e) => {
                 errors.push(place.on(error(
                     file,
@@ -281,6 +297,7 @@ fn read_json_stream(
     out: &mut Vec<Object>,
     errors: &mut Vec<InputError>,
 ) {
+    let shared: Arc<str> = Arc::from(text);
     let mut start = 0;
     for (i, (value, end)) in documents.into_iter().enumerate() {
         // Padded with the lines before it, so the survey's line numbers are the file's.
@@ -295,7 +312,8 @@ fn read_json_stream(
             document: i + 1,
             items: Vec::new(),
         };
-        push_object(file, place, value, out, errors);
+        let origin = Origin::json(shared.clone(), start..end);
+        push_object(file, place, value, &origin, out, errors);
         start = end;
     }
 }
@@ -367,9 +385,12 @@ fn push_object(
     file: &str,
     place: Place,
     value: Value,
+    origin: &Origin,
     out: &mut Vec<Object>,
     errors: &mut Vec<InputError>,
 ) {
+    // The line of `field` of the object at `place`, for its errors.
+    let line = |field: &str| origin.line(&place.items, &KeyPath::parse_dotted(field));
     match value {
         Value::Null => {}
         Value::Object(mut map) => {
@@ -379,13 +400,13 @@ fn push_object(
             if let Some(items) = items.filter(|items| !items.is_array() && !items.is_null()) {
                 let what = described(items);
                 let a = article(kind);
-                errors.push(place.on(error(file, None, format!("{place}: the items of {a} {kind} are {what}, not a list; kubectl would refuse it"))));
+                errors.push(place.on(error(file, line("items"), format!("{place}: the items of {a} {kind} are {what}, not a list; kubectl would refuse it"))));
             } else if items.is_some() {
                 if let Some(Value::Array(items)) = map.remove("items") {
                     for (i, item) in items.into_iter().enumerate() {
                         let mut at = place.clone();
                         at.items.push(i);
-                        push_object(file, at, item, out, errors);
+                        push_object(file, at, item, origin, out, errors);
                     }
                 }
             } else if kind == "List" && !map.contains_key("items") {
@@ -395,14 +416,15 @@ fn push_object(
                     file: file.to_string(),
                     value: Value::Object(map),
                     at: place,
+                    origin: origin.clone(),
                 });
             } else {
-                errors.push(place.on(error(file, None, format!("{place} is not a Kubernetes object: it needs string apiVersion and kind fields"))));
+                errors.push(place.on(error(file, line(""), format!("{place} is not a Kubernetes object: it needs string apiVersion and kind fields"))));
             }
         }
         _ => errors.push(place.on(error(
             file,
-            None,
+            line(""),
             format!("{place} is not a Kubernetes object (a mapping with apiVersion and kind)"),
         ))),
     }

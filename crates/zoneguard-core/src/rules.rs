@@ -11,7 +11,7 @@ mod iam;
 mod lenient;
 mod lint;
 pub(crate) mod locate;
-mod path;
+pub(crate) mod path;
 mod words;
 
 use crate::arn::RoleArn;

@@ -1,11 +1,14 @@
 //! What every YAML reader (manifests in `zoneguard check`, rules files, rule ConfigMaps and
 //! the webhook that guards them) runs around serde_yaml_ng: a pre-walk over the parser's events
 //! that refuses, fast, nesting past a bound, aliases that would repeat too many bytes, and
-//! repeated keys; and merge keys (`<<`) applied as kubectl applies them.
+//! repeated keys; merge keys (`<<`) applied as kubectl applies them; and the line of a key
+//! path in one document of a stream, for the errors that name a field.
 
 pub use crate::rules::locate::{
-    alias_budget, survey_stream, Duplicate, Flaw, Survey, MAX_DEPTH, MIN_ALIAS_BYTES, NODE_BYTES,
+    alias_budget, line_in_stream, survey_stream, Duplicate, Flaw, Survey, MAX_DEPTH,
+    MIN_ALIAS_BYTES, NODE_BYTES,
 };
+pub use crate::rules::path::KeyPath;
 use serde_yaml_ng::{Mapping, Value};
 use std::fmt;
 use thiserror::Error;

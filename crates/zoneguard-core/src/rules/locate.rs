@@ -153,14 +153,45 @@ pub fn line_of(text: &str, path: &KeyPath) -> usize {
 /// [`line_of`] for each of `paths`, in one walk of `text`: a rule set with thousands of errors
 /// or warnings is located in the time of one.
 pub fn lines_of(text: &str, paths: &[KeyPath]) -> Vec<usize> {
+    let mut events = Parser::new_from_str(text);
+    locate(&mut events, &mut Expansion::default(), paths, 1)
+}
+
+/// The 1-based line of `path` in the `document`-th document (1-based) of the stream `text`,
+/// or of its longest prefix there, down to the document's top node; 0 when the stream has no
+/// such document, or a syntax error comes before it.
+pub fn line_in_stream(text: &str, document: usize, path: &KeyPath) -> usize {
+    let mut events = Parser::new_from_str(text);
+    let mut expansion = Expansion::default();
+    for _ in 1..document {
+        let walked = walk_events(
+            &mut events,
+            &mut expansion,
+            |_, _| ControlFlow::Continue(()),
+        );
+        if !matches!(walked, Walked::DocumentEnd) {
+            return 0;
+        }
+    }
+    locate(&mut events, &mut expansion, std::slice::from_ref(path), 0)[0]
+}
+
+/// The line of each of `paths` in the document the events stand in, or of its longest prefix
+/// of at least `shortest` steps that the walk reaches (0: none).
+fn locate<'a>(
+    events: &mut impl Iterator<Item = Result<(Event<'a>, Span), ScanError>>,
+    expansion: &mut Expansion,
+    paths: &[KeyPath],
+    shortest: usize,
+) -> Vec<usize> {
     // Every prefix of every path, with the line where the walk first reaches it (0: not yet).
     let mut first: HashMap<&[Seg], usize> = HashMap::new();
     for path in paths {
-        for len in 1..=path.0.len() {
+        for len in shortest..=path.0.len() {
             first.entry(&path.0[..len]).or_insert(0);
         }
     }
-    walk(text, |frames, step| {
+    walk_events(events, expansion, |frames, step| {
         let (Step::Key { line, .. }
         | Step::Node { line }
         | Step::Item { line }
@@ -175,7 +206,7 @@ pub fn lines_of(text: &str, paths: &[KeyPath]) -> Vec<usize> {
     paths
         .iter()
         .map(|path| {
-            (1..=path.0.len())
+            (shortest..=path.0.len())
                 .rev()
                 .find_map(|len| first.get(&path.0[..len]).copied().filter(|l| *l > 0))
                 .unwrap_or(0)
@@ -391,19 +422,10 @@ fn later_document<'a>(
     None
 }
 
-/// Walks the first document of `text`, telling `visit` of every key, alias and nested node
-/// with the frames around it; stops at the first syntax error (the parser proper reports it to
-/// the user).
-fn walk(text: &str, visit: impl FnMut(&[Frame], Step) -> ControlFlow<()>) {
-    walk_events(
-        &mut Parser::new_from_str(text),
-        &mut Expansion::default(),
-        visit,
-    );
-}
-
-/// [`walk`] over events, from where they stand to the end of the document they are in (or of
-/// the text), leaving the later ones unread; `expansion` counts aliases across documents.
+/// Walks the events from where they stand to the end of the document they are in (or of the
+/// text), telling `visit` of every key, alias and nested node with the frames around it, and
+/// leaving the later events unread; stops at the first syntax error (the parser proper reports
+/// it to the user). `expansion` counts aliases across documents.
 fn walk_events<'a>(
     events: &mut impl Iterator<Item = Result<(Event<'a>, Span), ScanError>>,
     expansion: &mut Expansion,
@@ -655,6 +677,47 @@ mod tests {
     fn a_missing_key_falls_back_to_its_deepest_existing_parent() {
         assert_eq!(line_of(DOC, &KeyPath::root().key("irsa").key("nope")), 2);
         assert_eq!(line_of("{}", &KeyPath::root().key("x")), 0);
+    }
+
+    #[test]
+    fn a_path_is_located_in_the_document_of_a_stream_it_names() {
+        let stream = "---\n# empty\n---\napiVersion: v1\nkind: List\nitems:\n- kind: Ingress\n  spec:\n    rules: {}\n---\n{\"kind\": \"Service\",\n \"spec\": 5}\n";
+        let root = KeyPath::root();
+        let cases: &[(&str, usize, KeyPath, usize)] = &[
+            ("a document's top", 2, root.clone(), 4),
+            (
+                "a key in an item",
+                2,
+                root.key("items").index(0).key("spec").key("rules"),
+                9,
+            ),
+            ("an item", 2, root.key("items").index(0), 7),
+            (
+                "a missing key, at its parent",
+                2,
+                root.key("items").index(0).key("nope"),
+                7,
+            ),
+            (
+                "an index past the items, at the list",
+                2,
+                root.key("items").index(3),
+                6,
+            ),
+            ("a key of a JSON document", 3, root.key("spec"), 12),
+            ("a missing key, at the top", 3, root.key("metadata"), 11),
+            ("an empty document", 1, root.key("spec"), 0),
+            ("past the last document", 4, root.clone(), 0),
+        ];
+        for (what, document, path, want) in cases {
+            assert_eq!(line_in_stream(stream, *document, path), *want, "{what}");
+        }
+    }
+
+    #[test]
+    fn a_syntax_error_before_the_document_named_locates_nothing() {
+        let stream = "a: [\n---\nb: 1\n";
+        assert_eq!(line_in_stream(stream, 2, &KeyPath::root().key("b")), 0);
     }
 
     #[test]

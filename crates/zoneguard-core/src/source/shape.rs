@@ -4,6 +4,7 @@
 //! what has the right shape, would skip its names without a word.
 
 use super::Kind;
+use crate::rules::path::{KeyPath, Seg};
 use crate::tree::Node;
 
 /// What a field must be; `null` counts as absent, as Kubernetes reads it.
@@ -65,47 +66,59 @@ fn wanted(kind: Kind) -> Option<&'static Want> {
     }
 }
 
-/// The first field of `object` (of `kind`) that the sources read and that has the wrong shape:
-/// e.g. `spec.rules is a mapping, not a list`.
-pub fn problem(kind: Kind, object: &Node<'_>) -> Option<String> {
-    let want = wanted(kind)?;
-    let problem = mismatch(want, object, &mut String::new())?;
-    Some(format!(
-        "{problem}; Kubernetes would refuse the object, and zoneguard cannot read the names in it"
-    ))
+/// A field of the wrong shape: where it is, and what is wrong with it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// The field, from the object's top (empty: the object itself).
+    pub path: KeyPath,
+    /// e.g. `spec.rules is a mapping, not a list; Kubernetes would refuse the object, …`.
+    pub message: String,
 }
 
-/// Where `node` (at `path`) first differs from `want`.
-fn mismatch(want: &Want, node: &Node<'_>, path: &mut String) -> Option<String> {
-    let wrong = |path: &str, what: &str| {
-        let shown = if path.is_empty() { "the object" } else { path };
-        Some(format!("{shown} is {}, not {what}", described(node)))
+/// The first field of `object` (of `kind`) that the sources read and that has the wrong shape.
+pub fn problem(kind: Kind, object: &Node<'_>) -> Option<Problem> {
+    let want = wanted(kind)?;
+    let mut path = KeyPath::root();
+    let wrong = mismatch(want, object, &mut path)?;
+    let shown = if path.0.is_empty() {
+        "the object".to_owned()
+    } else {
+        path.to_string()
     };
+    let message = format!(
+        "{shown} is {wrong}; Kubernetes would refuse the object, and zoneguard cannot read the names in it"
+    );
+    Some(Problem { path, message })
+}
+
+/// Where `node` (at `path`) first differs from `want`: `path` is left at that field, and what
+/// is wrong returned (`a mapping, not a list`).
+fn mismatch(want: &Want, node: &Node<'_>, path: &mut KeyPath) -> Option<String> {
+    let wrong = |what: &str| Some(format!("{}, not {what}", described(node)));
     match (want, node) {
         (_, Node::Null) | (Text, Node::String(_)) => None,
-        (Text, _) => wrong(path, "a string"),
+        (Text, _) => wrong("a string"),
         (OneOf(values), Node::String(text)) if values.contains(&text.as_ref()) => None,
-        (OneOf(values), _) => wrong(path, &format!("one of {}", values.join(", "))),
+        (OneOf(values), _) => wrong(&format!("one of {}", values.join(", "))),
         (List(item), Node::Array(items)) => items.iter().enumerate().find_map(|(i, node)| {
-            let len = path.len();
-            path.push_str(&format!("[{i}]"));
+            path.0.push(Seg::Index(i));
             let found = mismatch(item, node, path);
-            path.truncate(len);
+            if found.is_none() {
+                path.0.pop();
+            }
             found
         }),
-        (List(_), _) => wrong(path, "a list"),
+        (List(_), _) => wrong("a list"),
         (Fields(fields), Node::Object(_)) => fields.iter().find_map(|(key, want)| {
             let node = node.get(key)?;
-            let len = path.len();
-            if !path.is_empty() {
-                path.push('.');
-            }
-            path.push_str(key);
+            path.0.push(Seg::Key((*key).to_owned()));
             let found = mismatch(want, node, path);
-            path.truncate(len);
+            if found.is_none() {
+                path.0.pop();
+            }
             found
         }),
-        (Fields(_), _) => wrong(path, "a mapping"),
+        (Fields(_), _) => wrong("a mapping"),
     }
 }
 
@@ -201,9 +214,17 @@ mod tests {
             let value: serde_json::Value = serde_json::from_str(json).expect("json");
             let found = problem(kind, &Node::from(&value));
             let first = found
-                .as_deref()
-                .map(|p| p.split(';').next().unwrap_or_default());
+                .as_ref()
+                .map(|p| p.message.split(';').next().unwrap_or_default());
             assert_eq!(first, want, "{kind:?} {json}");
+            if let Some(found) = &found {
+                let path = found.path.to_string();
+                assert!(
+                    found.message.starts_with(&path),
+                    "{path}: {}",
+                    found.message
+                );
+            }
         }
     }
 
@@ -211,6 +232,8 @@ mod tests {
     fn the_message_says_what_follows() {
         let value = serde_json::json!({"spec": {"rules": {}}});
         let found = problem(Kind::Ingress, &Node::from(&value)).expect("a problem");
+        assert_eq!(found.path, KeyPath::root().key("spec").key("rules"));
+        let found = found.message;
         assert!(
             found.ends_with(
                 "Kubernetes would refuse the object, and zoneguard cannot read the names in it"
