@@ -1,11 +1,14 @@
 //! The errors a rules document holds, past the first one serde stops at: the key at fault (for a
 //! list item, the key of its list) is taken out of the document and the rest is read again, as
-//! long as taking it out moves no other key and leaves no required one missing.
+//! long as taking it out moves no other key and leaves no required one missing. Once what is
+//! left reads, it is compiled too, so that one edit's mistakes of every kind are told at once:
+//! a list where a mapping belongs beside a regex that does not compile.
 
 use super::document::RulesDoc;
 use super::lenient::Lenient;
 use super::path::{KeyPath, Seg};
-use super::{locate, words, RuleSource, RulesError};
+use super::{compile, locate, words, RuleSource, RulesError};
+use serde::Deserialize;
 use serde_path_to_error::Segment;
 use serde_yaml_ng::Value;
 
@@ -32,8 +35,10 @@ pub(super) fn after(
 /// they are met, each at its line in the text: the first, and up to [`MAX_FURTHER`] after it.
 pub(super) fn errors(source: &RuleSource<'_>, mut document: Value) -> Vec<RulesError> {
     let mut faults: Vec<Fault> = Vec::new();
+    let mut reads = false;
     while faults.len() <= MAX_FURTHER {
         let Some(fault) = next_fault(&document) else {
+            reads = true;
             break;
         };
         // After a key was taken out, a required key missing is no fault of the text.
@@ -48,6 +53,10 @@ pub(super) fn errors(source: &RuleSource<'_>, mut document: Value) -> Vec<RulesE
     }
     let paths: Vec<KeyPath> = faults.iter().map(|f| f.path.clone()).collect();
     let lines = locate::lines_of(source.text, &paths);
+    let compiled = match reads && !faults.is_empty() {
+        true => compile_errors(source, &document, &paths),
+        false => Vec::new(),
+    };
     faults
         .into_iter()
         .zip(lines)
@@ -60,7 +69,52 @@ pub(super) fn errors(source: &RuleSource<'_>, mut document: Value) -> Vec<RulesE
                 key,
             }
         })
+        .chain(compiled)
         .collect()
+}
+
+/// The top-level keys compiled together: an error under one of a group may be the doing of
+/// another key of that group (a TTL in `inject` is one only under its `annotationPrefix`).
+/// Every other key is a group of its own.
+const GROUPS: &[&[&str]] = &[
+    &[
+        "domainFilters",
+        "excludeDomains",
+        "regexDomainFilter",
+        "regexDomainExclusion",
+    ],
+    &["annotationPrefix", "inject"],
+];
+
+/// Whether the top-level keys `a` and `b` are compiled together.
+fn together(a: &str, b: &str) -> bool {
+    a == b || GROUPS.iter().any(|g| g.contains(&a) && g.contains(&b))
+}
+
+/// What compiling `document` (the text once every fault's key was taken out) finds, but for
+/// the errors under a key compiled together with one taken out (at `faults`): those may be
+/// the doing of the key taken out, and are told once it reads.
+fn compile_errors(
+    source: &RuleSource<'_>,
+    document: &Value,
+    faults: &[KeyPath],
+) -> Vec<RulesError> {
+    let top = |path: &KeyPath| match path.0.first() {
+        Some(Seg::Key(key)) => Some(key.clone()),
+        _ => None,
+    };
+    let taken: Vec<Option<String>> = faults.iter().map(top).collect();
+    let Ok(doc) = Option::<RulesDoc>::deserialize(Lenient(document)) else {
+        return Vec::new();
+    };
+    let Err(errors) = compile::compile(&doc.unwrap_or_default(), &[]) else {
+        return Vec::new();
+    };
+    let kept = errors.into_iter().filter(|e| match top(&e.path) {
+        Some(key) => taken.iter().flatten().all(|t| !together(t, &key)) && !taken.contains(&None),
+        None => false,
+    });
+    compile::locate(kept.map(|e| (*source, e)).collect())
 }
 
 /// A fault in reading a document as rules: where, and serde's message.

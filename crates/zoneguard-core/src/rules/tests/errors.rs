@@ -414,3 +414,50 @@ fn an_error_shows_its_line_only_when_the_line_is_known() {
     assert_eq!(error(3).to_string(), "rules.yaml:3: (document): a message");
     assert_eq!(error(0).to_string(), "rules.yaml: (document): a message");
 }
+
+#[test]
+fn once_the_rest_reads_its_compile_errors_are_told_with_the_reading_errors() {
+    let text = "namespaces:\n  team-a: [5]\nregexDomainFilter: '(['\ninject:\n  - kinds: [Bogus]\n    annotations: {a: b}\n";
+    let errors = errors_of(text);
+    let found: Vec<(usize, &str)> = errors.iter().map(|e| (e.line, e.key.as_str())).collect();
+    assert_eq!(
+        found,
+        [
+            (2, "namespaces.team-a"),
+            (3, "regexDomainFilter"),
+            (5, "inject[0].kinds[0]"),
+        ],
+        "{errors:#?}"
+    );
+    assert!(errors[1]
+        .message
+        .contains("is not a valid regular expression"));
+    assert!(errors[2]
+        .message
+        .contains("is not a kind zoneguard injects into"));
+}
+
+#[test]
+fn a_compile_error_a_key_taken_out_may_cause_is_not_told_until_that_key_reads() {
+    let table: &[(&str, &str)] = &[
+        (
+            // Whether an injected value is a TTL depends on the prefix.
+            "annotationPrefix: [x]\ninject:\n  - kinds: [Bogus]\n    annotations: {a: b}\n",
+            "annotationPrefix",
+        ),
+        (
+            // The filters are compiled together.
+            "domainFilters: {a: 1}\nregexDomainFilter: '(['\n",
+            "domainFilters",
+        ),
+        (
+            "irsa:\n  issuer: [a]\n  trustPolicies:\n    notanarn: {}\n",
+            "irsa.issuer",
+        ),
+    ];
+    for (text, only) in table {
+        let errors = errors_of(text);
+        let keys: Vec<&str> = errors.iter().map(|e| e.key.as_str()).collect();
+        assert_eq!(keys, [*only], "{text}: {errors:#?}");
+    }
+}
