@@ -937,6 +937,11 @@ check "rule ConfigMap with an unknown key and a bad value refused, both told at 
   "$RULES_DENIED" 'line 1: domainFilter: unknown key' 'line 2: enforcement: "block" is not' -- \
   apply < <(rules_configmap zoneguard-rules-bad 'domainFilter: [example.com]
 enforcement: block')
+check "rule ConfigMap with a misshapen key and a bad regex refused, both told in one apply" fail \
+  "$RULES_DENIED" 'line 1: namespaces.team-a: must be a mapping' \
+  'line 2: regexDomainFilter: "(unclosed" is not a valid regular expression' -- \
+  apply < <(rules_configmap zoneguard-rules-bad 'namespaces: {team-a: [x]}
+regexDomainFilter: "(unclosed"')
 check "rule ConfigMap with a bad trust policy refused" fail "$RULES_DENIED" "$ROLE" -- \
   apply < <(rules_configmap zoneguard-rules-bad "irsa:
   trustPolicies:

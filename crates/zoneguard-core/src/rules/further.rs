@@ -103,17 +103,19 @@ fn compile_errors(
         Some(Seg::Key(key)) => Some(key.clone()),
         _ => None,
     };
-    let taken: Vec<Option<String>> = faults.iter().map(top).collect();
+    // A fault at the document itself (not under a key) leaves nothing to tell apart.
+    let Some(taken) = faults.iter().map(top).collect::<Option<Vec<String>>>() else {
+        return Vec::new();
+    };
     let Ok(doc) = Option::<RulesDoc>::deserialize(Lenient(document)) else {
         return Vec::new();
     };
     let Err(errors) = compile::compile(&doc.unwrap_or_default(), &[]) else {
         return Vec::new();
     };
-    let kept = errors.into_iter().filter(|e| match top(&e.path) {
-        Some(key) => taken.iter().flatten().all(|t| !together(t, &key)) && !taken.contains(&None),
-        None => false,
-    });
+    let kept = errors
+        .into_iter()
+        .filter(|e| top(&e.path).is_some_and(|key| taken.iter().all(|t| !together(t, &key))));
     compile::locate(kept.map(|e| (*source, e)).collect())
 }
 
