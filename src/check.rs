@@ -276,7 +276,10 @@ fn check_objects(
         if ingress {
             warn_of_ingress_api(rules, &meta, value, &mut decision);
         }
+        let (line, violation_lines) = lines(object, &decision);
         outcome.results.push(Checked {
+            line,
+            violation_lines,
             file: object.file.clone(),
             api_version: meta.api_version.clone(),
             kind: meta.kind.clone(),
@@ -286,6 +289,21 @@ fn check_objects(
         });
     }
     outcome
+}
+
+/// The line where `object` starts, and that of each of its `decision`'s violations (the field
+/// it names, or the nearest enclosing field the text has), found in one reading.
+fn lines(object: &Object, decision: &Decision) -> (Option<usize>, Vec<Option<usize>>) {
+    let fields: Vec<KeyPath> = std::iter::once(KeyPath::root())
+        .chain(
+            decision
+                .violations
+                .iter()
+                .map(|v| origin::field_path(&v.field)),
+        )
+        .collect();
+    let mut lines = object.lines_of(&fields).into_iter();
+    (lines.next().flatten(), lines.collect())
 }
 
 /// An object of a kind zoneguard does not check, with a warning when its kind looks like a

@@ -104,7 +104,7 @@ fn text_output_groups_violations_under_their_object_with_a_summary() {
         None,
     );
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("tests/fixtures/check/mixed.yaml: Ingress team-a/stolen: DENIED\n  - spec.rules[0].host \"login.example.com\" is outside this namespace's domains (team-a.example.com)"), "{text}");
+    assert!(text.contains("tests/fixtures/check/mixed.yaml: Ingress team-a/stolen: DENIED\n  - line 11: spec.rules[0].host \"login.example.com\" is outside this namespace's domains (team-a.example.com)"), "{text}");
     assert!(text.contains("Deployment app: skipped"), "{text}");
     assert!(
         text.ends_with("4 checked: 2 admitted, 2 denied; 1 skipped\n"),
@@ -1151,6 +1151,32 @@ fn warn_mode_json_lists_each_violation_once_and_says_the_mode() {
 }
 
 #[test]
+fn each_result_and_violation_gives_its_line_in_the_file() {
+    let (code, doc) = json_doc(&["--rules", RULES, "tests/fixtures/check/mixed.yaml"], None);
+    assert_eq!(code, Some(1), "{doc}");
+    let stolen = doc["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .find(|r| r["name"] == "stolen")
+        .expect("stolen");
+    // The object starts at its first key, after the `---` line.
+    assert_eq!(stolen["line"], 7, "{stolen}");
+    assert_eq!(stolen["violations"][0]["field"], "spec.rules[0].host");
+    assert_eq!(stolen["violations"][0]["line"], 11, "{stolen}");
+    // An annotation's item is on the annotation's line.
+    let annotated = b"apiVersion: v1\nkind: Service\nmetadata:\n  name: s\n  annotations:\n    external-dns.alpha.kubernetes.io/hostname: a.example.com,b.other.org\nspec: {type: LoadBalancer}\n";
+    let (code, doc) = json_doc(&["--rules", RULES, "-"], Some(annotated));
+    assert_eq!(code, Some(1), "{doc}");
+    let violation = &doc["results"][0]["violations"][0];
+    assert_eq!(
+        violation["field"],
+        "metadata.annotations[\"external-dns.alpha.kubernetes.io/hostname\"][1]"
+    );
+    assert_eq!(violation["line"], 6, "{doc}");
+}
+
+#[test]
 fn audit_mode_says_an_admitted_object_would_be_denied() {
     let dir = tempfile::tempdir().expect("tempdir");
     let rules = rules_file(&dir, "domainFilters: [example.com]\nenforcement: audit\n");
@@ -1158,7 +1184,7 @@ fn audit_mode_says_an_admitted_object_would_be_denied() {
     assert_exit(&out, 0);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.starts_with("-: Ingress a/w: admitted (audit mode: would be denied)\n  - spec.rules[0].host \"x.other.org\" is outside"),
+        text.starts_with("-: Ingress a/w: admitted (audit mode: would be denied)\n  - line 4: spec.rules[0].host \"x.other.org\" is outside"),
         "{text}"
     );
     let (code, doc) = json_doc(&["--rules", &rules, "-"], Some(OUTSIDE_INGRESS));

@@ -17,8 +17,7 @@ const MAX_FILE_BYTES: u64 = zoneguard::text_file::MAX_BYTES;
 
 use super::input_error::io_words;
 pub use super::input_error::InputError;
-use super::origin::Origin;
-use std::sync::Arc;
+use super::origin::{FileText, Origin};
 use zoneguard_core::yaml::KeyPath;
 
 /// One object, the file it came from and where in it.
@@ -35,6 +34,11 @@ impl Object {
     /// The line of `field` in this object's text (or of the nearest enclosing field there).
     pub fn line_of(&self, field: &KeyPath) -> Option<usize> {
         self.origin.line(&self.at.items, field)
+    }
+
+    /// [`Object::line_of`] for each of `fields`, in one reading of the object's text.
+    pub fn lines_of(&self, fields: &[KeyPath]) -> Vec<Option<usize>> {
+        self.origin.lines(&self.at.items, fields)
     }
 }
 
@@ -204,7 +208,7 @@ pub fn read_bytes(file: &str, bytes: &[u8], out: &mut Vec<Object>, errors: &mut 
         return;
     }
     let text = &*without_document_boms(text);
-    let shared: Arc<str> = Arc::from(text);
+    let shared = FileText::new(text);
     // Before the parser proper: it keeps the last of a repeated key, takes minutes over deep
     // nesting, and builds every copy aliases make.
     let survey = yaml::survey_stream(text, yaml::MANIFEST_MAX_DEPTH);
@@ -297,7 +301,7 @@ fn read_json_stream(
     out: &mut Vec<Object>,
     errors: &mut Vec<InputError>,
 ) {
-    let shared: Arc<str> = Arc::from(text);
+    let shared = FileText::new(text);
     let mut start = 0;
     for (i, (value, end)) in documents.into_iter().enumerate() {
         // Padded with the lines before it, so the survey's line numbers are the file's.

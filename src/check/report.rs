@@ -18,6 +18,10 @@ pub enum Format {
 }
 
 pub struct Checked {
+    /// Where the object starts in its file, where known.
+    pub line: Option<usize>,
+    /// The line of each of the decision's violations, in their order, where known.
+    pub violation_lines: Vec<Option<usize>>,
     pub file: String,
     pub api_version: String,
     pub kind: String,
@@ -120,6 +124,8 @@ struct Summary {
 #[serde(rename_all = "camelCase")]
 struct ResultJson<'a> {
     file: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    line: Option<usize>,
     api_version: &'a str,
     kind: &'a str,
     namespace: &'a str,
@@ -145,6 +151,9 @@ struct WarningJson<'a> {
 #[derive(Serialize)]
 struct ViolationJson<'a> {
     field: &'a str,
+    /// The line of the field, or of the nearest enclosing field the file has.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    line: Option<usize>,
     value: &'a str,
     reason: &'static str,
     message: String,
@@ -182,6 +191,7 @@ pub fn to_json<'a>(
         let warning_details: Vec<WarningJson> = warnings_json(&d.warnings).collect();
         ResultJson {
             file: &r.file,
+            line: r.line,
             api_version: &r.api_version,
             kind: &r.kind,
             namespace: &r.namespace,
@@ -190,8 +200,10 @@ pub fn to_json<'a>(
             violations: d
                 .violations
                 .iter()
-                .map(|v| ViolationJson {
+                .enumerate()
+                .map(|(i, v)| ViolationJson {
                     field: &v.field,
+                    line: r.violation_lines.get(i).copied().flatten(),
                     value: &v.value,
                     reason: v.reason.as_str(),
                     message: v.message(),
@@ -253,9 +265,11 @@ pub fn to_text(outcome: &Outcome) -> String {
             Enforcement::Warn => &[][..],
             Enforcement::Deny | Enforcement::Audit => &r.decision.violations[..],
         };
-        for v in violations {
+        for (i, v) in violations.iter().enumerate() {
             let message = v.message().replace('\n', "\n      ");
-            out.push_str(&format!("  - {message} [{}]\n", v.reason));
+            let line = r.violation_lines.get(i).copied().flatten();
+            let at = line.map(|l| format!("line {l}: ")).unwrap_or_default();
+            out.push_str(&format!("  - {at}{message} [{}]\n", v.reason));
         }
         for w in &r.decision.warnings {
             out.push_str(&format!("  warning: {w}\n"));

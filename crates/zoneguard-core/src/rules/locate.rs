@@ -7,7 +7,7 @@ use super::path::{KeyPath, Seg};
 use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Span};
 use std::borrow::Cow;
 use std::collections::hash_map::Entry;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ops::ControlFlow;
 
 /// Where a mapping is: before a key, inside a complex (non-scalar) key, or at a key's value.
@@ -161,6 +161,11 @@ pub fn lines_of(text: &str, paths: &[KeyPath]) -> Vec<usize> {
 /// or of its longest prefix there, down to the document's top node; 0 when the stream has no
 /// such document, or a syntax error comes before it.
 pub fn line_in_stream(text: &str, document: usize, path: &KeyPath) -> usize {
+    lines_in_stream(text, document, std::slice::from_ref(path))[0]
+}
+
+/// [`line_in_stream`] for each of `paths`, in one walk.
+pub fn lines_in_stream(text: &str, document: usize, paths: &[KeyPath]) -> Vec<usize> {
     let mut events = Parser::new_from_str(text);
     let mut expansion = Expansion::default();
     for _ in 1..document {
@@ -170,10 +175,24 @@ pub fn line_in_stream(text: &str, document: usize, path: &KeyPath) -> usize {
             |_, _| ControlFlow::Continue(()),
         );
         if !matches!(walked, Walked::DocumentEnd) {
-            return 0;
+            return vec![0; paths.len()];
         }
     }
-    locate(&mut events, &mut expansion, std::slice::from_ref(path), 0)[0]
+    locate(&mut events, &mut expansion, paths, 0)
+}
+
+/// The 1-based line where each document of the stream `text` starts (its `---`, or its first
+/// node), up to the first syntax error: a document's text can then be read from its own line on.
+pub fn document_lines(text: &str) -> Vec<usize> {
+    let mut lines = Vec::new();
+    for item in Parser::new_from_str(text) {
+        match item {
+            Ok((Event::DocumentStart(_), span)) => lines.push(span.start.line()),
+            Ok((Event::StreamEnd, _)) | Err(_) => break,
+            Ok(_) => {}
+        }
+    }
+    lines
 }
 
 /// The line of each of `paths` in the document the events stand in, or of its longest prefix
@@ -191,17 +210,23 @@ fn locate<'a>(
             first.entry(&path.0[..len]).or_insert(0);
         }
     }
+    // Once every path is found whole, the rest of the document cannot change a line.
+    let whole: HashSet<&[Seg]> = paths.iter().map(|p| p.0.as_slice()).collect();
+    let mut missing = whole.len();
     walk_events(events, expansion, |frames, step| {
         let (Step::Key { line, .. }
         | Step::Node { line }
         | Step::Item { line }
         | Step::Alias { line, .. }) = step;
-        if let Some(slot) = first.get_mut(current_path(frames).as_slice()) {
-            if *slot == 0 {
-                *slot = line;
-            }
+        let at = current_path(frames);
+        if let Some(slot) = first.get_mut(at.as_slice()).filter(|slot| **slot == 0) {
+            *slot = line;
+            missing -= usize::from(whole.contains(at.as_slice()));
         }
-        ControlFlow::Continue(())
+        match missing {
+            0 => ControlFlow::Break(()),
+            _ => ControlFlow::Continue(()),
+        }
     });
     paths
         .iter()
@@ -711,6 +736,19 @@ mod tests {
         ];
         for (what, document, path, want) in cases {
             assert_eq!(line_in_stream(stream, *document, path), *want, "{what}");
+        }
+    }
+
+    #[test]
+    fn each_document_of_a_stream_starts_on_its_own_line() {
+        let cases: &[(&str, &[usize])] = &[
+            ("a: 1\n---\nb: 2\n--- # c\n\nc: 3\n", &[1, 2, 4]),
+            ("# a comment\n---\na: 1\n", &[2]),
+            ("", &[]),
+            ("a: [\n---\nb: 1\n", &[1]),
+        ];
+        for (text, want) in cases {
+            assert_eq!(document_lines(text), *want, "{text:?}");
         }
     }
 
