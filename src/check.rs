@@ -340,8 +340,8 @@ fn warn_of_ingress_api(rules: &RuleSet, meta: &Meta, value: &Value, decision: &m
 }
 
 /// What is wrong with `object` as an input error naming it as the results do (`Kind ns/name`),
-/// after its place in the file (`document 3, items[1]`), as the reader's errors are.
-/// The object's `problem` with `field`, on the field's line.
+/// after its place in the file (`document 3, items[1]`), as the reader's errors are, on the
+/// line of `field`, the field at fault.
 fn object_error(object: &Object, meta: &Meta, field: &KeyPath, problem: String) -> InputError {
     let shown = format!("{} {}", meta.kind, meta.shown_at());
     let mut e = object.at.on(InputError::manifest(

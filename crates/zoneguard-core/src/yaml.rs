@@ -5,8 +5,8 @@
 //! path in one document of a stream, for the errors that name a field.
 
 pub use crate::rules::locate::{
-    alias_budget, document_lines, line_in_stream, lines_in_stream, survey_stream, Duplicate, Flaw,
-    Survey, MAX_DEPTH, MIN_ALIAS_BYTES, NODE_BYTES,
+    alias_budget, document_lines, lines_in_stream, survey_stream, Duplicate, Flaw, Survey,
+    MAX_DEPTH, MIN_ALIAS_BYTES, NODE_BYTES,
 };
 pub use crate::rules::path::KeyPath;
 use serde_yaml_ng::{Mapping, Value};

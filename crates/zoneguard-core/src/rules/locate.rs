@@ -157,14 +157,9 @@ pub fn lines_of(text: &str, paths: &[KeyPath]) -> Vec<usize> {
     locate(&mut events, &mut Expansion::default(), paths, 1)
 }
 
-/// The 1-based line of `path` in the `document`-th document (1-based) of the stream `text`,
-/// or of its longest prefix there, down to the document's top node; 0 when the stream has no
-/// such document, or a syntax error comes before it.
-pub fn line_in_stream(text: &str, document: usize, path: &KeyPath) -> usize {
-    lines_in_stream(text, document, std::slice::from_ref(path))[0]
-}
-
-/// [`line_in_stream`] for each of `paths`, in one walk.
+/// The 1-based line of each of `paths` in the `document`-th document (1-based) of the stream
+/// `text`, or of its longest prefix there, down to the document's top node; 0 when the stream
+/// has no such document, or a syntax error comes before it. One walk finds them all.
 pub fn lines_in_stream(text: &str, document: usize, paths: &[KeyPath]) -> Vec<usize> {
     let mut events = Parser::new_from_str(text);
     let mut expansion = Expansion::default();
@@ -735,7 +730,8 @@ mod tests {
             ("past the last document", 4, root.clone(), 0),
         ];
         for (what, document, path, want) in cases {
-            assert_eq!(line_in_stream(stream, *document, path), *want, "{what}");
+            let found = lines_in_stream(stream, *document, std::slice::from_ref(path));
+            assert_eq!(found, [*want], "{what}");
         }
     }
 
@@ -755,7 +751,7 @@ mod tests {
     #[test]
     fn a_syntax_error_before_the_document_named_locates_nothing() {
         let stream = "a: [\n---\nb: 1\n";
-        assert_eq!(line_in_stream(stream, 2, &KeyPath::root().key("b")), 0);
+        assert_eq!(lines_in_stream(stream, 2, &[KeyPath::root().key("b")]), [0]);
     }
 
     #[test]
