@@ -299,7 +299,7 @@ fn lines(object: &Object, decision: &Decision) -> (Option<usize>, Vec<Option<usi
             decision
                 .violations
                 .iter()
-                .map(|v| origin::field_path(&v.field)),
+                .map(|v| KeyPath::parse_shown(&v.field)),
         )
         .collect();
     let mut lines = object.lines_of(&fields).into_iter();

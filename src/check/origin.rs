@@ -114,39 +114,6 @@ impl Origin {
     }
 }
 
-/// A field as a violation names it (`spec.rules[0].host`,
-/// `metadata.annotations["external-dns.alpha.kubernetes.io/hostname"][1]`) as a key path;
-/// where the text is no such path (the fqdn template's pseudo-field), the path as far as it
-/// goes, which locates the object or the field nearest to it.
-pub fn field_path(shown: &str) -> KeyPath {
-    let mut path = KeyPath::root();
-    let mut rest = shown;
-    while !rest.is_empty() {
-        if let Some(after) = rest.strip_prefix("[\"") {
-            let Some(end) = after.find("\"]") else { break };
-            path = path.key(&after[..end]);
-            rest = &after[end + 2..];
-        } else if let Some(after) = rest.strip_prefix('[') {
-            let Some((index, tail)) = after.split_once(']') else {
-                break;
-            };
-            let Ok(index) = index.parse() else { break };
-            path = path.index(index);
-            rest = tail;
-        } else {
-            let rest_key = rest.strip_prefix('.').unwrap_or(rest);
-            let end = rest_key.find(['.', '[']).unwrap_or(rest_key.len());
-            let key = &rest_key[..end];
-            if key.is_empty() || !key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-                break;
-            }
-            path = path.key(key);
-            rest = &rest_key[end..];
-        }
-    }
-    path
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -209,33 +176,5 @@ mod tests {
     #[test]
     fn an_object_without_its_text_has_no_line() {
         assert_eq!(Origin::default().line(&[], &field("spec")), None);
-    }
-
-    #[test]
-    fn a_violations_field_reads_as_its_key_path() {
-        let root = KeyPath::root();
-        let cases = [
-            (
-                "spec.rules[0].host",
-                root.key("spec").key("rules").index(0).key("host"),
-            ),
-            (
-                "spec.tls[1].hosts[2]",
-                root.key("spec").key("tls").index(1).key("hosts").index(2),
-            ),
-            (
-                "metadata.annotations[\"external-dns.alpha.kubernetes.io/hostname\"][1]",
-                root.key("metadata")
-                    .key("annotations")
-                    .key("external-dns.alpha.kubernetes.io/hostname")
-                    .index(1),
-            ),
-            ("spec.hostnames[x]", root.key("spec").key("hostnames")),
-            ("(sources.fqdnTemplate)", root.clone()),
-            ("", root.clone()),
-        ];
-        for (shown, want) in cases {
-            assert_eq!(field_path(shown), want, "{shown}");
-        }
     }
 }

@@ -31,6 +31,38 @@ impl KeyPath {
         Self(segs)
     }
 
+    /// The path `shown` names, written as [`KeyPath`]'s `Display` writes one and as
+    /// violations name their fields (`spec.rules[0].host`,
+    /// `metadata.annotations["external-dns.alpha.kubernetes.io/hostname"][1]`); where the text
+    /// stops being such a path (the fqdn template's pseudo-field), the path as far as it went.
+    pub fn parse_shown(shown: &str) -> Self {
+        let mut path = Self::root();
+        let mut rest = shown;
+        while !rest.is_empty() {
+            if let Some(after) = rest.strip_prefix("[\"") {
+                let Some(end) = after.find("\"]") else { break };
+                path.0.push(Seg::Key(after[..end].to_string()));
+                rest = &after[end + 2..];
+            } else if let Some(after) = rest.strip_prefix('[') {
+                let Some((index, tail)) = after.split_once(']') else {
+                    break;
+                };
+                let Ok(index) = index.parse() else { break };
+                path.0.push(Seg::Index(index));
+                rest = tail;
+            } else {
+                let keyed = rest.strip_prefix('.').unwrap_or(rest);
+                let end = keyed.find(['.', '[']).unwrap_or(keyed.len());
+                if !is_plain(&keyed[..end]) {
+                    break;
+                }
+                path.0.push(Seg::Key(keyed[..end].to_string()));
+                rest = &keyed[end..];
+            }
+        }
+        path
+    }
+
     /// Builds a path from dotted plain keys (`"irsa.issuer"`).
     pub fn parse_dotted(text: &str) -> Self {
         Self(
@@ -100,5 +132,32 @@ mod tests {
             "inject[2].kinds"
         );
         assert_eq!(KeyPath::root().to_string(), "(document)");
+    }
+
+    #[test]
+    fn a_path_shown_reads_back_as_itself_as_far_as_it_is_one() {
+        let root = KeyPath::root();
+        let whole = [
+            root.key("spec").key("rules").index(0).key("host"),
+            root.key("spec").key("tls").index(1).key("hosts").index(2),
+            root.key("metadata")
+                .key("annotations")
+                .key("external-dns.alpha.kubernetes.io/hostname")
+                .index(1),
+            root.key("irsa")
+                .key("trust-policies")
+                .key("arn:aws:iam::1:role/x"),
+        ];
+        for path in whole {
+            assert_eq!(KeyPath::parse_shown(&path.to_string()), path);
+        }
+        let partial = [
+            ("spec.hostnames[x]", root.key("spec").key("hostnames")),
+            ("(sources.fqdnTemplate)", root.clone()),
+            ("", root.clone()),
+        ];
+        for (shown, want) in partial {
+            assert_eq!(KeyPath::parse_shown(shown), want, "{shown}");
+        }
     }
 }
