@@ -40,6 +40,7 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => return usage_error(&e),
     };
+    serve::tls::install_default_provider();
     match cli.command {
         Command::Serve(args) => serve::run(args),
         Command::Check(args) => check::run(args),

@@ -140,6 +140,7 @@ async fn assert_served_and_trusted(dir: &Path, ca: &Path) {
     };
     let handle = start(config(vec![rules], tls)).await.unwrap();
     let ca = std::fs::read(ca).unwrap();
+    zoneguard::serve::tls::install_default_provider();
     let client = reqwest::Client::builder()
         .tls_built_in_root_certs(false)
         .add_root_certificate(reqwest::Certificate::from_pem(&ca).unwrap())

@@ -400,25 +400,25 @@ async fn unknown_paths_and_methods_are_refused() {
     }
 }
 
-mod slow_clients {
+/// TLS connections made by hand, for what reqwest does not let a test choose or see.
+mod raw_tls {
     use super::*;
+    use rustls::crypto::CryptoProvider;
     use rustls_pki_types::{CertificateDer, ServerName};
     use std::sync::Arc;
-    use std::time::Instant;
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
     use tokio::net::TcpStream;
     use tokio_rustls::client::TlsStream;
 
-    fn tls_config(
+    pub fn tls_config(
         s: &TestServer,
+        provider: CryptoProvider,
         versions: &[&'static rustls::SupportedProtocolVersion],
     ) -> rustls::ClientConfig {
         let mut roots = rustls::RootCertStore::empty();
         roots
             .add(CertificateDer::from(der_of(&s.pki.ca.cert.cert_pem)))
             .unwrap();
-        let provider = Arc::new(rustls::crypto::ring::default_provider());
-        let mut config = rustls::ClientConfig::builder_with_provider(provider)
+        let mut config = rustls::ClientConfig::builder_with_provider(Arc::new(provider))
             .with_protocol_versions(versions)
             .unwrap()
             .with_root_certificates(roots)
@@ -427,15 +427,85 @@ mod slow_clients {
         config
     }
 
-    async fn connect(
+    pub async fn connect_with(
         s: &TestServer,
-        versions: &[&'static rustls::SupportedProtocolVersion],
+        config: rustls::ClientConfig,
     ) -> TlsStream<TcpStream> {
-        let connector = tokio_rustls::TlsConnector::from(Arc::new(tls_config(s, versions)));
+        let connector = tokio_rustls::TlsConnector::from(Arc::new(config));
         let tcp = TcpStream::connect(s.handle.https_addr()).await.unwrap();
         let name = ServerName::try_from("localhost").unwrap();
         connector.connect(name, tcp).await.expect("TLS handshake")
     }
+
+    /// A client with zoneguard's own crypto, limited to `versions`.
+    pub async fn connect(
+        s: &TestServer,
+        versions: &[&'static rustls::SupportedProtocolVersion],
+    ) -> TlsStream<TcpStream> {
+        let provider = Arc::unwrap_or_clone(zoneguard::serve::tls::provider());
+        connect_with(s, tls_config(s, provider, versions)).await
+    }
+}
+
+/// The key exchange the webhook agrees to: kube-apiserver (Go's crypto/tls) offers the hybrid
+/// post-quantum X25519MLKEM768 first, and clients without it still connect.
+mod key_exchange {
+    use super::raw_tls::{connect, connect_with, tls_config};
+    use super::*;
+    use rustls::crypto::aws_lc_rs::{self, kx_group};
+    use rustls::NamedGroup;
+
+    async fn negotiated(
+        s: &TestServer,
+        groups: &[&'static dyn rustls::crypto::SupportedKxGroup],
+    ) -> NamedGroup {
+        let mut provider = aws_lc_rs::default_provider();
+        provider.kx_groups = groups.to_vec();
+        let versions = [&rustls::version::TLS13];
+        let stream = connect_with(s, tls_config(s, provider, &versions)).await;
+        let group = stream.get_ref().1.negotiated_key_exchange_group();
+        group.expect("a key exchange group").name()
+    }
+
+    #[tokio::test(flavor = "multi_thread")]
+    async fn a_client_offering_the_hybrid_post_quantum_group_gets_it() {
+        let s = server().await;
+        let go_order = [
+            kx_group::X25519MLKEM768,
+            kx_group::X25519,
+            kx_group::SECP256R1,
+        ];
+        assert_eq!(negotiated(&s, &go_order).await, NamedGroup::X25519MLKEM768);
+        let stream = connect(&s, &[&rustls::version::TLS13]).await;
+        let group = stream.get_ref().1.negotiated_key_exchange_group().unwrap();
+        assert_eq!(
+            group.name(),
+            NamedGroup::X25519MLKEM768,
+            "zoneguard's own client"
+        );
+    }
+
+    #[tokio::test(flavor = "multi_thread")]
+    async fn clients_without_the_post_quantum_group_still_connect() {
+        let s = server().await;
+        assert_eq!(
+            negotiated(&s, &[kx_group::X25519]).await,
+            NamedGroup::X25519
+        );
+        assert_eq!(
+            negotiated(&s, &[kx_group::SECP256R1]).await,
+            NamedGroup::secp256r1
+        );
+    }
+}
+
+mod slow_clients {
+    use super::raw_tls::{connect, connect_with, tls_config};
+    use super::*;
+    use std::time::Instant;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::net::TcpStream;
+    use tokio_rustls::client::TlsStream;
 
     /// Read until the server closes the connection; returns what was read and when it closed.
     async fn read_until_closed(
@@ -506,12 +576,10 @@ mod slow_clients {
             c.connections.idle_timeout = Duration::from_millis(600);
         })
         .await;
-        let mut config = tls_config(&s, &[&rustls::version::TLS13]);
+        let provider = rustls::crypto::aws_lc_rs::default_provider();
+        let mut config = tls_config(&s, provider, &[&rustls::version::TLS13]);
         config.alpn_protocols = vec![b"h2".to_vec()];
-        let connector = tokio_rustls::TlsConnector::from(Arc::new(config));
-        let tcp = TcpStream::connect(s.handle.https_addr()).await.unwrap();
-        let name = ServerName::try_from("localhost").unwrap();
-        let tls = connector.connect(name, tcp).await.expect("TLS handshake");
+        let tls = connect_with(&s, config).await;
         // The client pings every 100 ms, as the API server's client pings an idle connection.
         let (mut sender, conn) =
             hyper::client::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new())

@@ -1,5 +1,5 @@
 //! AWS SDK clients: the shared configuration (default credential chain, endpoint override,
-//! rustls with ring), zoneguard's own account, and IAM clients per account (directly, or
+//! rustls with aws-lc-rs), zoneguard's own account, and IAM clients per account (directly, or
 //! through a reader role assumed with `sts:AssumeRole`).
 
 use super::fetch::{self, Failure};
@@ -52,7 +52,7 @@ pub struct Clients {
 impl Clients {
     pub async fn load(options: &Options) -> Result<Self> {
         let http = aws_smithy_http_client::Builder::new()
-            .tls_provider(tls::Provider::Rustls(CryptoMode::Ring))
+            .tls_provider(tls::Provider::Rustls(CryptoMode::AwsLc))
             .build_https();
         // IAM is global: the region only picks the partition and signs. No IMDS lookup (it
         // would stall outside EC2); `us-east-1` when nothing is configured.

@@ -24,8 +24,16 @@ pub enum TlsError {
     Config(#[from] rustls::Error),
 }
 
+/// The crypto every TLS connection of zoneguard's uses: aws-lc-rs, whose key exchange prefers the
+/// hybrid post-quantum X25519MLKEM768 that kube-apiserver (Go's crypto/tls) offers first.
 pub fn provider() -> Arc<CryptoProvider> {
-    Arc::new(rustls::crypto::ring::default_provider())
+    Arc::new(rustls::crypto::aws_lc_rs::default_provider())
+}
+
+/// Make [`provider`]'s crypto the process default, which the clients that take the default
+/// (kube's, and reqwest's in the tests) use; a second call changes nothing.
+pub fn install_default_provider() {
+    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
 }
 
 /// Where the serving certificate comes from.

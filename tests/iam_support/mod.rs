@@ -194,7 +194,7 @@ impl Moto {
 fn http_client() -> aws_sdk_iam::config::SharedHttpClient {
     use aws_smithy_http_client::tls::{self, rustls_provider::CryptoMode};
     aws_smithy_http_client::Builder::new()
-        .tls_provider(tls::Provider::Rustls(CryptoMode::Ring))
+        .tls_provider(tls::Provider::Rustls(CryptoMode::AwsLc))
         .build_https()
 }
 

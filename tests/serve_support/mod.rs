@@ -173,6 +173,7 @@ pub enum Mode {
 }
 
 pub fn client(ca_pem: &str, mode: Mode) -> reqwest::Client {
+    zoneguard::serve::tls::install_default_provider();
     let ca = reqwest::Certificate::from_pem(ca_pem.as_bytes()).unwrap();
     let mut builder = reqwest::Client::builder()
         .tls_built_in_root_certs(false)
@@ -255,6 +256,7 @@ where
 }
 
 pub async fn get_text(url: &str) -> (u16, String) {
+    zoneguard::serve::tls::install_default_provider();
     let response = reqwest::get(url).await.expect("GET");
     (response.status().as_u16(), response.text().await.unwrap())
 }
