@@ -22,7 +22,8 @@
 #
 # scripts/image-rehearsal.sh rehearses this build stage on a host without a container runtime.
 #
-# TLS in the binary comes from rustls (no OpenSSL at run time).
+# TLS in the binary comes from rustls with aws-lc-rs, compiled in by the C compiler of the build
+# stage (no OpenSSL at run time).
 
 ARG RUST_VERSION=1
 FROM docker.io/library/rust:${RUST_VERSION}-bookworm AS build
