@@ -140,11 +140,9 @@ async fn assert_served_and_trusted(dir: &Path, ca: &Path) {
     };
     let handle = start(config(vec![rules], tls)).await.unwrap();
     let ca = std::fs::read(ca).unwrap();
-    zoneguard::serve::tls::install_default_provider();
-    let client = reqwest::Client::builder()
+    let client = client_builder()
         .tls_built_in_root_certs(false)
         .add_root_certificate(reqwest::Certificate::from_pem(&ca).unwrap())
-        .use_rustls_tls()
         .resolve("zoneguard.zg-system.svc", handle.https_addr())
         .build()
         .unwrap();

@@ -437,29 +437,33 @@ mod raw_tls {
         connector.connect(name, tcp).await.expect("TLS handshake")
     }
 
+    /// zoneguard's own crypto, to change before a client uses it.
+    pub fn own_crypto() -> CryptoProvider {
+        Arc::unwrap_or_clone(zoneguard::serve::tls::provider())
+    }
+
     /// A client with zoneguard's own crypto, limited to `versions`.
     pub async fn connect(
         s: &TestServer,
         versions: &[&'static rustls::SupportedProtocolVersion],
     ) -> TlsStream<TcpStream> {
-        let provider = Arc::unwrap_or_clone(zoneguard::serve::tls::provider());
-        connect_with(s, tls_config(s, provider, versions)).await
+        connect_with(s, tls_config(s, own_crypto(), versions)).await
     }
 }
 
 /// The key exchange the webhook agrees to: kube-apiserver (Go's crypto/tls) offers the hybrid
 /// post-quantum X25519MLKEM768 first, and clients without it still connect.
 mod key_exchange {
-    use super::raw_tls::{connect, connect_with, tls_config};
+    use super::raw_tls::{connect, connect_with, own_crypto, tls_config};
     use super::*;
-    use rustls::crypto::aws_lc_rs::{self, kx_group};
+    use rustls::crypto::aws_lc_rs::kx_group;
     use rustls::NamedGroup;
 
     async fn negotiated(
         s: &TestServer,
         groups: &[&'static dyn rustls::crypto::SupportedKxGroup],
     ) -> NamedGroup {
-        let mut provider = aws_lc_rs::default_provider();
+        let mut provider = own_crypto();
         provider.kx_groups = groups.to_vec();
         let versions = [&rustls::version::TLS13];
         let stream = connect_with(s, tls_config(s, provider, &versions)).await;
@@ -500,7 +504,7 @@ mod key_exchange {
 }
 
 mod slow_clients {
-    use super::raw_tls::{connect, connect_with, tls_config};
+    use super::raw_tls::{connect, connect_with, own_crypto, tls_config};
     use super::*;
     use std::time::Instant;
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -576,8 +580,7 @@ mod slow_clients {
             c.connections.idle_timeout = Duration::from_millis(600);
         })
         .await;
-        let provider = rustls::crypto::aws_lc_rs::default_provider();
-        let mut config = tls_config(&s, provider, &[&rustls::version::TLS13]);
+        let mut config = tls_config(&s, own_crypto(), &[&rustls::version::TLS13]);
         config.alpn_protocols = vec![b"h2".to_vec()];
         let tls = connect_with(&s, config).await;
         // The client pings every 100 ms, as the API server's client pings an idle connection.

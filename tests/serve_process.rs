@@ -170,9 +170,7 @@ async fn without_certificate_flags_it_serves_a_self_signed_localhost_certificate
         "{:?}",
         proc.log()
     );
-    zoneguard::serve::tls::install_default_provider();
-    let insecure = reqwest::Client::builder()
-        .use_rustls_tls()
+    let insecure = client_builder()
         .danger_accept_invalid_certs(true)
         .tls_info(true)
         .build()

@@ -33,7 +33,7 @@ pub fn provider() -> Arc<CryptoProvider> {
 /// Make [`provider`]'s crypto the process default, which the clients that take the default
 /// (kube's, and reqwest's in the tests) use; a second call changes nothing.
 pub fn install_default_provider() {
-    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+    let _ = Arc::unwrap_or_clone(provider()).install_default();
 }
 
 /// Where the serving certificate comes from.

@@ -172,13 +172,17 @@ pub enum Mode {
     FreshConnections,
 }
 
-pub fn client(ca_pem: &str, mode: Mode) -> reqwest::Client {
+/// A reqwest client builder on rustls with zoneguard's own crypto.
+pub fn client_builder() -> reqwest::ClientBuilder {
     zoneguard::serve::tls::install_default_provider();
+    reqwest::Client::builder().use_rustls_tls()
+}
+
+pub fn client(ca_pem: &str, mode: Mode) -> reqwest::Client {
     let ca = reqwest::Certificate::from_pem(ca_pem.as_bytes()).unwrap();
-    let mut builder = reqwest::Client::builder()
+    let mut builder = client_builder()
         .tls_built_in_root_certs(false)
         .add_root_certificate(ca)
-        .use_rustls_tls()
         .tls_info(true)
         .timeout(Duration::from_secs(20));
     builder = match mode {
@@ -256,8 +260,8 @@ where
 }
 
 pub async fn get_text(url: &str) -> (u16, String) {
-    zoneguard::serve::tls::install_default_provider();
-    let response = reqwest::get(url).await.expect("GET");
+    let client = client_builder().build().unwrap();
+    let response = client.get(url).send().await.expect("GET");
     (response.status().as_u16(), response.text().await.unwrap())
 }
 
